@@ -1,0 +1,120 @@
+# m44d — Memoir '44 campaign manager.
+#   make            build bin/m44d and bin/m44
+#   make run        start m44d with a private PostgreSQL under var/ (or $DATABASE_URL)
+#   make stop       stop that private PostgreSQL
+#   make test       install what is missing, then run every test suite (see tests/run.sh)
+#   make lint       clang-format check and cppcheck
+# MODE=asan builds everything with AddressSanitizer + UndefinedBehaviorSanitizer into build/asan.
+
+VERSION := 0.1.0
+MODE    ?= release
+CC      ?= gcc
+
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wvla
+CPPFLAGS_ALL = -D_GNU_SOURCE -I/usr/include/postgresql -DM44_VERSION='"$(VERSION)"' -I. -I$(B)/gen
+LIBS    := -lmicrohttpd -ljansson -lpq -lsodium -lpthread -lm
+TEST_LIBS := -lcunit -lcurl
+
+ifeq ($(MODE),release)
+  B      := build/release
+  BIN    := bin
+  OPT    := -O2 -g
+else ifeq ($(MODE),asan)
+  B      := build/asan
+  BIN    := build/asan/bin
+  OPT    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+else
+  $(error MODE must be release or asan)
+endif
+
+CFLAGS  := $(WARN) $(OPT) -MMD -MP
+LDFLAGS := $(filter -fsanitize=%,$(OPT))
+
+LIB_SRC := $(wildcard util/*.c db/*.c rules/*.c campaign/*.c api/*.c)
+GEN_SRC := $(B)/gen/embedded_migrations.c $(B)/gen/embedded_rulesets.c \
+           $(B)/gen/embedded_web.c $(B)/gen/embedded_openapi.c
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
+LIB     := $(B)/libm44.a
+
+M44D_OBJ := $(B)/cmd/m44d/main.o $(B)/cmd/m44d/config.o
+M44_OBJ  := $(B)/cmd/m44/main.o
+
+TEST_COMMON := $(patsubst %.c,$(B)/%.o,$(wildcard tests/common/*.c))
+TEST_SUITES := unit rules db api
+TEST_BINS   := $(TEST_SUITES:%=$(B)/test-bin/%)
+
+MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))
+RULESETS   := $(sort $(wildcard rules/data/*.json))
+WEB        := $(sort $(wildcard web-static/*.*))
+OPENAPI    := api/openapi.json
+
+.PHONY: all run stop test test-unit lint deps clean tests
+all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
+
+$(BIN)/m44d: $(M44D_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(M44D_OBJ) $(LIB) $(LIBS)
+
+$(BIN)/m44: $(M44_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(M44_OBJ) $(LIB) $(LIBS)
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c -o $@ $<
+
+# Generated sources are compiled without the strict warning set's -Wshadow etc. mattering.
+$(B)/gen/%.o: $(B)/gen/%.c
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c -o $@ $<
+
+$(B)/tools/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -o $@ $<
+
+$(B)/gen/embedded_migrations.c: $(B)/tools/embed $(MIGRATIONS)
+	@mkdir -p $(@D)
+	$(B)/tools/embed embedded_migrations db/migrations $@ $(MIGRATIONS)
+$(B)/gen/embedded_rulesets.c: $(B)/tools/embed $(RULESETS)
+	@mkdir -p $(@D)
+	$(B)/tools/embed embedded_rulesets rules/data $@ $(RULESETS)
+$(B)/gen/embedded_web.c: $(B)/tools/embed $(WEB)
+	@mkdir -p $(@D)
+	$(B)/tools/embed embedded_web web-static $@ $(WEB)
+$(B)/gen/embedded_openapi.c: $(B)/tools/embed $(OPENAPI)
+	@mkdir -p $(@D)
+	$(B)/tools/embed embedded_openapi api $@ $(OPENAPI)
+
+# Test programs: one per suite, each from tests/<suite>/*.c plus tests/common.
+tests: $(filter-out $(B)/test-bin/rules,$(TEST_BINS)) $(if $(wildcard tests/rules/*.c),$(B)/test-bin/rules) all
+.SECONDEXPANSION:
+$(B)/test-bin/%: $$(addprefix $(B)/,$$(subst .c,.o,$$(wildcard tests/$$*/*.c))) $(TEST_COMMON) $(B)/cmd/m44d/config.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS) $(TEST_LIBS)
+
+deps:
+	@scripts/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run.sh
+
+stop:
+	@scripts/pg.sh stop var/pg
+
+test: deps
+	@tests/run.sh
+
+lint:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --inline-suppr --std=c11 -I. -D_GNU_SOURCE --suppress=missingIncludeSystem \
+	  $$(git ls-files '*.c')
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,69 @@
+/*
+ * The request context every handler receives, and the reply helpers.
+ *
+ * A handler runs once the whole body has arrived (and was within --max-body). It must end
+ * by calling exactly one reply_* function, or req_suspend (long polls).
+ */
+#ifndef M44_API_HTTP_H
+#define M44_API_HTTP_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "api/problem.h"
+
+#define REQ_MAX_PARAMS 4
+
+struct route;
+
+struct req {
+    struct MHD_Connection *conn;
+    const char *method; /* "GET", "POST", ... ("HEAD" is routed as GET) */
+    const char *path;   /* decoded path, without the query string */
+    const struct route *route;
+    const char *params[REQ_MAX_PARAMS]; /* path parameters, in pattern order */
+    int nparams;
+    char param_buf[256];
+
+    char *body; /* request body, NUL-terminated; NULL when empty */
+    size_t body_len, body_cap;
+    bool too_large;   /* a streamed body went over --max-body; 413 once it ends */
+    size_t discarded; /* bytes of such a body read and dropped */
+
+    int status; /* status of the queued reply, 0 while none */
+    struct timespec start;
+
+    /* Long polling: a handler may suspend the request and run again when resumed. */
+    bool suspended;
+    int resumes;
+    void *state;
+    void (*free_state)(void *state);
+};
+
+/* Header lookups on the request; NULL when absent. */
+const char *req_header(const struct req *r, const char *name);
+const char *req_query(const struct req *r, const char *name);
+
+/* Replies. `body` is copied. Returns false if the reply could not be queued. */
+bool reply_bytes(struct req *r, int status, const char *content_type, const void *body, size_t len,
+                 const char *const *headers /* name, value, ..., NULL */);
+
+/* Serialises `json` (reference stolen) compactly, with Content-Type application/json. */
+bool reply_json(struct req *r, int status, json_t *json);
+bool reply_json_headers(struct req *r, int status, json_t *json, const char *const *headers);
+
+/* An application/problem+json reply; detail is printf-style. */
+bool reply_problem(struct req *r, enum problem_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Same, with extra members merged into the problem object (reference stolen), e.g. "field". */
+bool reply_problem_extra(struct req *r, enum problem_code code, json_t *extra, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* 204-style empty reply with a status (304, for example). */
+bool reply_empty(struct req *r, int status, const char *const *headers);
+
+#endif

@@ -1,0 +1,149 @@
+#include "api/metrics.h"
+
+#include "api/router.h"
+#include "db/db.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROUTES 64
+
+static const int statuses[] = {200, 201, 204, 304, 400, 401, 403, 404,
+                               405, 409, 412, 413, 422, 500, 503, 0 /* other */};
+#define NSTATUS (sizeof statuses / sizeof statuses[0])
+
+static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                 0.1,   0.25,   0.5,   1,    2.5,   5};
+#define NBUCKETS (sizeof buckets / sizeof buckets[0])
+
+static atomic_uint_fast64_t counts[MAX_ROUTES + 1][NSTATUS];
+static atomic_uint_fast64_t hist[NBUCKETS + 1];
+static atomic_uint_fast64_t hist_sum_us, hist_count;
+static atomic_long inflight;
+
+static size_t status_index(int status)
+{
+    for (size_t i = 0; i + 1 < NSTATUS; i++)
+        if (statuses[i] == status)
+            return i;
+    return NSTATUS - 1;
+}
+
+void metrics_request_done(int route, int status, double seconds)
+{
+    size_t ri = (route < 0 || route >= MAX_ROUTES) ? MAX_ROUTES : (size_t)route;
+    atomic_fetch_add(&counts[ri][status_index(status)], 1);
+    size_t b = 0;
+    while (b < NBUCKETS && seconds > buckets[b])
+        b++;
+    atomic_fetch_add(&hist[b], 1);
+    atomic_fetch_add(&hist_sum_us, (uint_fast64_t)(seconds * 1e6));
+    atomic_fetch_add(&hist_count, 1);
+}
+
+void metrics_inflight_add(int delta)
+{
+    atomic_fetch_add(&inflight, delta);
+}
+
+long metrics_inflight(void)
+{
+    return atomic_load(&inflight);
+}
+
+struct out {
+    char *buf;
+    size_t len, cap;
+};
+
+static void outf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void outf(struct out *o, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < o->cap - o->len) {
+            o->len += (size_t)n;
+            return;
+        }
+        size_t cap = (o->cap + (size_t)n + 1) * 2;
+        char *nb = realloc(o->buf, cap);
+        if (!nb)
+            return;
+        o->buf = nb, o->cap = cap;
+    }
+}
+
+char *metrics_render(size_t *len)
+{
+    struct out o = {malloc(4096), 0, 4096};
+    if (!o.buf)
+        return NULL;
+    o.buf[0] = '\0';
+    size_t nroutes;
+    const struct route *routes = router_routes(&nroutes);
+    outf(&o, "# HELP m44d_http_requests_total HTTP requests answered, by route and status.\n"
+             "# TYPE m44d_http_requests_total counter\n");
+    for (size_t r = 0; r <= MAX_ROUTES; r++) {
+        if (r < MAX_ROUTES && r >= nroutes)
+            continue;
+        for (size_t s = 0; s < NSTATUS; s++) {
+            uint_fast64_t n = atomic_load(&counts[r][s]);
+            if (!n)
+                continue;
+            char status[8];
+            if (statuses[s])
+                snprintf(status, sizeof status, "%d", statuses[s]);
+            else
+                snprintf(status, sizeof status, "other");
+            if (r == MAX_ROUTES)
+                outf(&o,
+                     "m44d_http_requests_total{method=\"\",route=\"unmatched\",status=\"%s\"} "
+                     "%llu\n",
+                     status, (unsigned long long)n);
+            else
+                outf(&o,
+                     "m44d_http_requests_total{method=\"%s\",route=\"%s\",status=\"%s\"} %llu\n",
+                     routes[r].method, routes[r].pattern, status, (unsigned long long)n);
+        }
+    }
+    outf(&o, "# HELP m44d_http_request_duration_seconds Time from request start to reply.\n"
+             "# TYPE m44d_http_request_duration_seconds histogram\n");
+    uint_fast64_t cum = 0;
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        cum += atomic_load(&hist[b]);
+        outf(&o, "m44d_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n", buckets[b],
+             (unsigned long long)cum);
+    }
+    cum += atomic_load(&hist[NBUCKETS]);
+    outf(&o, "m44d_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+         (unsigned long long)cum);
+    outf(&o, "m44d_http_request_duration_seconds_sum %.6f\n",
+         (double)atomic_load(&hist_sum_us) / 1e6);
+    outf(&o, "m44d_http_request_duration_seconds_count %llu\n",
+         (unsigned long long)atomic_load(&hist_count));
+    outf(&o,
+         "# HELP m44d_http_requests_in_flight Requests being handled now.\n"
+         "# TYPE m44d_http_requests_in_flight gauge\n"
+         "m44d_http_requests_in_flight %ld\n",
+         metrics_inflight());
+    outf(&o,
+         "# HELP m44d_db_errors_total Failed database statements and connection attempts.\n"
+         "# TYPE m44d_db_errors_total counter\n"
+         "m44d_db_errors_total %llu\n",
+         (unsigned long long)db_stat_errors());
+    outf(&o,
+         "# HELP m44d_db_reconnects_total Database connections re-established after loss.\n"
+         "# TYPE m44d_db_reconnects_total counter\n"
+         "m44d_db_reconnects_total %llu\n",
+         (unsigned long long)db_stat_reconnects());
+    *len = o.len;
+    return o.buf;
+}

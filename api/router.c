@@ -1,0 +1,84 @@
+#include "api/router.h"
+
+#include "api/handlers.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The whole API at a glance. The OpenAPI document is checked against this table by a test. */
+static const struct route routes[] = {
+    {"GET", "/healthz", handle_healthz},
+    {"GET", "/readyz", handle_readyz},
+    {"GET", "/metrics", handle_metrics},
+};
+
+#define NROUTES (sizeof routes / sizeof routes[0])
+
+const struct route *router_routes(size_t *count)
+{
+    *count = NROUTES;
+    return routes;
+}
+
+/*
+ * Matches one pattern against a path. Path parameters are copied, NUL-terminated, into
+ * buf; returns the number of parameters, or -1 when the pattern does not match.
+ */
+static int match_pattern(const char *pattern, const char *path, const char **params, int maxparams,
+                         char *buf, size_t buflen)
+{
+    int n = 0;
+    size_t used = 0;
+    const char *p = pattern, *s = path;
+    while (*p && *s) {
+        if (*p != '/' || *s != '/')
+            return -1;
+        p++, s++;
+        const char *pend = strchr(p, '/'), *send = strchr(s, '/');
+        size_t plen = pend ? (size_t)(pend - p) : strlen(p);
+        size_t slen = send ? (size_t)(send - s) : strlen(s);
+        if (plen >= 2 && p[0] == '{' && p[plen - 1] == '}') {
+            if (slen == 0 || n >= maxparams || used + slen + 1 > buflen)
+                return -1;
+            memcpy(buf + used, s, slen);
+            buf[used + slen] = '\0';
+            params[n++] = buf + used;
+            used += slen + 1;
+        } else if (plen != slen || strncmp(p, s, plen) != 0) {
+            return -1;
+        }
+        p += plen, s += slen;
+    }
+    return (*p || *s) ? -1 : n;
+}
+
+enum route_match router_match(const char *method, const char *path, const struct route **found,
+                              const char **params, int *nparams, int maxparams, char *buf,
+                              size_t buflen, char *allow, size_t allowlen)
+{
+    const char *m = strcmp(method, "HEAD") == 0 ? "GET" : method;
+    bool path_known = false;
+    if (allowlen)
+        allow[0] = '\0';
+    for (size_t i = 0; i < NROUTES; i++) {
+        int n = match_pattern(routes[i].pattern, path, params, maxparams, buf, buflen);
+        if (n < 0)
+            continue;
+        if (strcmp(routes[i].method, m) == 0) {
+            *found = &routes[i];
+            *nparams = n;
+            return ROUTE_FOUND;
+        }
+        if (!strstr(allow, routes[i].method)) {
+            size_t len = strlen(allow);
+            snprintf(allow + len, allowlen - len, "%s%s", len ? ", " : "", routes[i].method);
+            if (strcmp(routes[i].method, "GET") == 0 && !strstr(allow, "HEAD")) {
+                len = strlen(allow);
+                snprintf(allow + len, allowlen - len, ", HEAD");
+            }
+        }
+        path_known = true;
+    }
+    return path_known ? ROUTE_METHOD_NOT_ALLOWED : ROUTE_NOT_FOUND;
+}

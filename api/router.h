@@ -1,0 +1,30 @@
+/* The routing table: every endpoint m44d serves, in one static array (api/router.c). */
+#ifndef M44_API_ROUTER_H
+#define M44_API_ROUTER_H
+
+#include <stddef.h>
+
+struct req;
+typedef void (*handler_fn)(struct req *r);
+
+struct route {
+    const char *method;  /* "GET" or "POST" (HEAD is served by GET routes) */
+    const char *pattern; /* segments; "{name}" matches one non-empty segment */
+    handler_fn handler;
+};
+
+/* The table and its size. */
+const struct route *router_routes(size_t *count);
+
+enum route_match { ROUTE_FOUND, ROUTE_NOT_FOUND, ROUTE_METHOD_NOT_ALLOWED };
+
+/*
+ * Finds the route for `method` and `path`. On ROUTE_FOUND, `params` point into `buf` (one per
+ * "{name}" in the pattern). On ROUTE_METHOD_NOT_ALLOWED, `allow` lists the methods the path
+ * does take, comma-separated.
+ */
+enum route_match router_match(const char *method, const char *path, const struct route **found,
+                              const char **params, int *nparams, int maxparams, char *buf,
+                              size_t buflen, char *allow, size_t allowlen);
+
+#endif

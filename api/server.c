@@ -1,0 +1,258 @@
+#include "api/server.h"
+
+#include "api/http.h"
+#include "api/metrics.h"
+#include "api/router.h"
+#include "util/log.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* How much of an over-long streamed body is read and dropped before the connection is cut. */
+#define DISCARD_LIMIT ((size_t)16 << 20)
+
+static struct MHD_Daemon *daemon_handle;
+static struct http_options options;
+
+const struct http_options *http_options(void)
+{
+    return &options;
+}
+
+static double elapsed_s(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static struct req *req_new(struct MHD_Connection *conn, const char *method, const char *url)
+{
+    struct req *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->conn = conn;
+    r->method = method;
+    r->path = url;
+    clock_gettime(CLOCK_MONOTONIC, &r->start);
+    metrics_inflight_add(1);
+    return r;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)conn;
+    struct req *r = *con_cls;
+    if (!r)
+        return;
+    double s = elapsed_s(&r->start);
+    size_t nroutes;
+    const struct route *routes = router_routes(&nroutes);
+    int route = r->route ? (int)(r->route - routes) : -1;
+    /* A request that ended without a reply (client gone, timeout) is logged as status 0. */
+    int status = r->status;
+    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !status)
+        status = 0;
+    log_request(r->method, r->path, r->route ? r->route->pattern : "unmatched", status, s * 1000);
+    metrics_request_done(route, status, s);
+    metrics_inflight_add(-1);
+    if (r->free_state)
+        r->free_state(r->state);
+    free(r->body);
+    free(r);
+    *con_cls = NULL;
+}
+
+/* A Content-Length header, parsed strictly; -1 when absent or not a number. */
+static long long content_length(struct MHD_Connection *conn)
+{
+    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+    if (!cl)
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(cl, &end, 10);
+    return (errno || end == cl || *end || v < 0) ? -1 : v;
+}
+
+static void dispatch(struct req *r)
+{
+    char allow[64];
+    const struct route *route = NULL;
+    enum route_match m =
+        router_match(r->method, r->path, &route, r->params, &r->nparams, REQ_MAX_PARAMS,
+                     r->param_buf, sizeof r->param_buf, allow, sizeof allow);
+    if (m == ROUTE_NOT_FOUND) {
+        reply_problem(r, PROBLEM_NOT_FOUND, "There is nothing at this path.");
+        return;
+    }
+    if (m == ROUTE_METHOD_NOT_ALLOWED) {
+        const char *headers[] = {"Allow", allow, NULL};
+        json_t *body = problem_body(PROBLEM_METHOD_NOT_ALLOWED, NULL);
+        char detail[128];
+        snprintf(detail, sizeof detail, "This path takes %s.", allow);
+        json_object_set_new(body, "detail", json_string(detail));
+        char *s = json_dumps(body, JSON_COMPACT);
+        json_decref(body);
+        if (s)
+            reply_bytes(r, 405, "application/problem+json", s, strlen(s), headers);
+        free(s);
+        return;
+    }
+    r->route = route;
+    route->handler(r);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    (void)cls, (void)version;
+    struct req *r = *con_cls;
+    if (!r) {
+        r = req_new(conn, method, url);
+        if (!r)
+            return MHD_NO;
+        *con_cls = r;
+        /* Limits before work: refuse an announced oversized body before reading any of it. */
+        long long cl = content_length(conn);
+        if (cl > (long long)options.max_body)
+            reply_problem(r, PROBLEM_BODY_TOO_LARGE, "The body is %lld bytes; the limit is %zu.",
+                          cl, options.max_body);
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (r->status)
+            return MHD_YES; /* answered before the body (413 from Content-Length) */
+        if (r->too_large || r->body_len + n > options.max_body) {
+            /*
+             * A streamed body went over the cap. libmicrohttpd only lets us answer once the
+             * body has ended, so the rest is read and thrown away (up to a bound: a client
+             * that keeps streaming past it is disconnected), and 413 follows.
+             */
+            if (!r->too_large) {
+                free(r->body);
+                r->body = NULL;
+                r->body_len = r->body_cap = 0;
+                r->too_large = true;
+            }
+            r->discarded += n;
+            return r->discarded > DISCARD_LIMIT ? MHD_NO : MHD_YES;
+        }
+        if (r->body_len + n + 1 > r->body_cap) {
+            size_t cap = r->body_cap ? r->body_cap : 1024;
+            while (cap < r->body_len + n + 1)
+                cap *= 2;
+            char *nb = realloc(r->body, cap);
+            if (!nb)
+                return MHD_NO;
+            r->body = nb;
+            r->body_cap = cap;
+        }
+        memcpy(r->body + r->body_len, upload_data, n);
+        r->body_len += n;
+        r->body[r->body_len] = '\0';
+        return MHD_YES;
+    }
+    if (r->too_large && !r->status) {
+        reply_problem(r, PROBLEM_BODY_TOO_LARGE, "The body is over the limit of %zu bytes.",
+                      options.max_body);
+        return MHD_YES;
+    }
+    if (r->status)
+        return MHD_YES;
+    if (r->suspended) {
+        r->suspended = false; /* resumed: run the handler again */
+        r->resumes++;
+        if (!r->route) {
+            reply_problem(r, PROBLEM_INTERNAL, "Resumed request without a route.");
+            return MHD_YES;
+        }
+        r->route->handler(r);
+    } else {
+        dispatch(r);
+    }
+    if (!r->status && !r->suspended) {
+        log_msg(LOG_ERROR, "http", "handler for %s %s returned without a reply", r->method,
+                r->path);
+        reply_problem(r, PROBLEM_INTERNAL, "The server did not produce a reply.");
+    }
+    return r->status || r->suspended ? MHD_YES : MHD_NO;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = '\0';
+    log_msg(LOG_WARN, "mhd", "%s", msg);
+}
+
+bool http_start(const struct http_options *opts)
+{
+    options = *opts;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV};
+    char port[8];
+    snprintf(port, sizeof port, "%u", opts->port);
+    struct addrinfo *ai = NULL;
+    int rc = getaddrinfo(opts->host, port, &hints, &ai);
+    if (rc) {
+        /* Not a numeric address: resolve it ("localhost"). */
+        hints.ai_flags = AI_NUMERICSERV;
+        rc = getaddrinfo(opts->host, port, &hints, &ai);
+    }
+    if (rc || !ai) {
+        log_msg(LOG_ERROR, "http", "cannot resolve listen address %s: %s", opts->host,
+                gai_strerror(rc));
+        return false;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (ai->ai_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    daemon_handle = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opts->threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)opts->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)opts->per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, opts->conn_memory,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+    freeaddrinfo(ai);
+    if (!daemon_handle) {
+        log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
+                opts->host, opts->port);
+        return false;
+    }
+    log_msg(LOG_INFO, "http", "listening on %s:%u with %u threads", opts->host, opts->port,
+            opts->threads);
+    return true;
+}
+
+void http_quiesce(void)
+{
+    if (!daemon_handle)
+        return;
+    MHD_socket fd = MHD_quiesce_daemon(daemon_handle);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+}
+
+void http_stop(void)
+{
+    if (!daemon_handle)
+        return;
+    MHD_stop_daemon(daemon_handle);
+    daemon_handle = NULL;
+}

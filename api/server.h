@@ -1,0 +1,32 @@
+/* The HTTP server: libmicrohttpd with an internal polling thread, epoll and a thread pool. */
+#ifndef M44_API_SERVER_H
+#define M44_API_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct http_options {
+    const char *host;
+    unsigned port;
+    unsigned threads;
+    size_t max_body;
+    unsigned timeout;
+    unsigned max_connections;
+    unsigned per_ip_limit;
+    size_t conn_memory;
+    unsigned max_wait; /* longest long-poll, seconds */
+};
+
+/* Starts serving. Returns false (logged) when the address cannot be bound. */
+bool http_start(const struct http_options *opts);
+
+/* The options the server runs with (valid after http_start). */
+const struct http_options *http_options(void);
+
+/* Stops accepting new connections; requests already in flight go on. */
+void http_quiesce(void);
+
+/* Closes every connection and stops the threads. */
+void http_stop(void);
+
+#endif

@@ -1,0 +1,265 @@
+#include "cmd/m44d/config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_type { OPT_STRING, OPT_INT, OPT_SIZE, OPT_ENUM, OPT_LISTEN, OPT_FLAG };
+
+struct option_spec {
+    const char *flag; /* without the leading "--" */
+    const char *env;  /* NULL when the option has no variable */
+    enum opt_type type;
+    const char *def;     /* parsed like user input, so defaults obey the same rules */
+    long min, max;       /* OPT_INT and OPT_SIZE */
+    const char *choices; /* OPT_ENUM: "a|b" */
+    size_t offset;
+    size_t size; /* OPT_STRING / OPT_ENUM destination size */
+    const char *help;
+};
+
+#define FIELD(f) offsetof(struct config, f), sizeof(((struct config *)0)->f)
+
+static const struct option_spec options[] = {
+    {"listen", "M44_LISTEN", OPT_LISTEN, "127.0.0.1:8044", 0, 0, NULL, FIELD(listen_host),
+     "address and port to serve HTTP on (HOST:PORT)"},
+    {"database", "DATABASE_URL", OPT_STRING, "", 0, 0, NULL, FIELD(database),
+     "PostgreSQL connection string or URI (required)"},
+    {"threads", "M44_THREADS", OPT_INT, "4", 1, 256, NULL, FIELD(threads),
+     "worker threads, each with its own database connection"},
+    {"max-body", "M44_MAX_BODY", OPT_SIZE, "1M", 1024, 64L << 20, NULL, FIELD(max_body),
+     "largest request body accepted; larger gets 413 (suffix k or M)"},
+    {"log-format", "M44_LOG_FORMAT", OPT_ENUM, "text", 0, 0, "text|json", FIELD(log_format),
+     "log line format: text or json"},
+    {"timeout", "M44_TIMEOUT", OPT_INT, "30", 1, 3600, NULL, FIELD(timeout),
+     "seconds before an idle or stalled connection is closed"},
+    {"max-connections", "M44_MAX_CONNECTIONS", OPT_INT, "512", 1, 100000, NULL,
+     FIELD(max_connections), "most connections open at once"},
+    {"per-ip-limit", "M44_PER_IP_LIMIT", OPT_INT, "64", 1, 100000, NULL, FIELD(per_ip_limit),
+     "most connections open at once from one address"},
+    {"conn-memory", "M44_CONN_MEMORY", OPT_SIZE, "64k", 8192, 16L << 20, NULL, FIELD(conn_memory),
+     "memory for headers and buffers per connection (suffix k or M)"},
+    {"db-wait", "M44_DB_WAIT", OPT_INT, "30", 0, 3600, NULL, FIELD(db_wait),
+     "seconds to keep retrying the database at start"},
+    {"shutdown-timeout", "M44_SHUTDOWN_TIMEOUT", OPT_INT, "10", 0, 3600, NULL,
+     FIELD(shutdown_timeout), "seconds requests in flight get to finish on SIGTERM"},
+    {"max-wait", "M44_MAX_WAIT", OPT_INT, "30", 0, 300, NULL, FIELD(max_wait),
+     "longest long-poll (?wait=) a client may ask for, in seconds"},
+    {"rulesets-dir", "M44_RULESETS_DIR", OPT_STRING, "", 0, 0, NULL, FIELD(rulesets_dir),
+     "extra directory of ruleset JSON files (added to, or replacing, the built-in ones)"},
+    {"migrate", NULL, OPT_FLAG, NULL, 0, 0, NULL, FIELD(migrate),
+     "apply pending database migrations and exit"},
+    {"help", NULL, OPT_FLAG, NULL, 0, 0, NULL, FIELD(help), "show this help and exit"},
+    {"version", NULL, OPT_FLAG, NULL, 0, 0, NULL, FIELD(version), "show the version and exit"},
+    {"config-markdown", NULL, OPT_FLAG, NULL, 0, 0, NULL, FIELD(config_markdown),
+     "print the configuration table as Markdown and exit"},
+};
+
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static const struct option_spec *find_option(const char *flag, size_t len)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strlen(options[i].flag) == len && strncmp(options[i].flag, flag, len) == 0)
+            return &options[i];
+    return NULL;
+}
+
+static int parse_long(const char *s, long *out, bool allow_suffix)
+{
+    if (!*s || *s == '-' || *s == '+' || *s == ' ')
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    if (allow_suffix && *end) {
+        long mul = (*end == 'k' || *end == 'K')   ? 1024
+                   : (*end == 'm' || *end == 'M') ? 1L << 20
+                                                  : 0;
+        if (!mul || end[1] || v > LONG_MAX / mul)
+            return -1;
+        v *= mul;
+        end++;
+    }
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Applies one value to its option; on failure writes a message naming the option. */
+static int apply(struct config *cfg, const struct option_spec *o, const char *value,
+                 const char *source, char *err, size_t errlen)
+{
+    char *dst = (char *)cfg + o->offset;
+    long v;
+    switch (o->type) {
+    case OPT_FLAG:
+        *(bool *)dst = true;
+        return 0;
+    case OPT_STRING:
+        if (strlen(value) >= o->size) {
+            snprintf(err, errlen, "%s: value is too long (at most %zu bytes)", source, o->size - 1);
+            return -1;
+        }
+        strcpy(dst, value);
+        return 0;
+    case OPT_ENUM: {
+        size_t len = strlen(value);
+        const char *c = o->choices;
+        while (c && *c) {
+            const char *bar = strchr(c, '|');
+            size_t clen = bar ? (size_t)(bar - c) : strlen(c);
+            if (clen == len && strncmp(c, value, len) == 0 && len < o->size) {
+                strcpy(dst, value);
+                return 0;
+            }
+            c = bar ? bar + 1 : NULL;
+        }
+        snprintf(err, errlen, "%s: \"%s\" is not one of %s", source, value, o->choices);
+        return -1;
+    }
+    case OPT_INT:
+    case OPT_SIZE:
+        if (parse_long(value, &v, o->type == OPT_SIZE) || v < o->min || v > o->max) {
+            snprintf(err, errlen, "%s: \"%s\" is not a number from %ld to %ld%s", source, value,
+                     o->min, o->max, o->type == OPT_SIZE ? " (bytes; suffix k or M allowed)" : "");
+            return -1;
+        }
+        *(long *)dst = v;
+        return 0;
+    case OPT_LISTEN: {
+        const char *colon = strrchr(value, ':');
+        long port;
+        size_t hostlen = colon ? (size_t)(colon - value) : 0;
+        if (!colon || hostlen == 0 || hostlen >= sizeof cfg->listen_host ||
+            parse_long(colon + 1, &port, false) || port < 1 || port > 65535) {
+            snprintf(err, errlen, "%s: \"%s\" is not HOST:PORT with a port from 1 to 65535", source,
+                     value);
+            return -1;
+        }
+        if (hostlen > 2 && value[0] == '[' && value[hostlen - 1] == ']') {
+            value++; /* "[::1]:8044": an IPv6 address in brackets */
+            hostlen -= 2;
+        }
+        memcpy(cfg->listen_host, value, hostlen);
+        cfg->listen_host[hostlen] = '\0';
+        cfg->listen_port = (unsigned)port;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+enum config_status config_parse(struct config *cfg, int argc, char **argv,
+                                char *(*getenv_fn)(const char *), char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    char source[128];
+    bool given[NOPTIONS] = {false};
+
+    /* Command line first, so we know which options the environment must not override. */
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0) {
+            snprintf(err, errlen, "unexpected argument \"%s\" (options start with --)", arg);
+            return CONFIG_ERROR;
+        }
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct option_spec *o = find_option(name, len);
+        if (!o) {
+            snprintf(err, errlen, "unknown option \"--%.*s\" (see --help)", (int)len, name);
+            return CONFIG_ERROR;
+        }
+        snprintf(source, sizeof source, "--%s", o->flag);
+        const char *value = NULL;
+        if (o->type == OPT_FLAG) {
+            if (eq) {
+                snprintf(err, errlen, "%s: takes no value", source);
+                return CONFIG_ERROR;
+            }
+        } else if (eq) {
+            value = eq + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            snprintf(err, errlen, "%s: missing value", source);
+            return CONFIG_ERROR;
+        }
+        if (apply(cfg, o, value, source, err, errlen))
+            return CONFIG_ERROR;
+        given[o - options] = true;
+    }
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const struct option_spec *o = &options[i];
+        if (given[i] || o->type == OPT_FLAG)
+            continue;
+        const char *env = o->env ? getenv_fn(o->env) : NULL;
+        if (env && *env) {
+            snprintf(source, sizeof source, "%s (from --%s)", o->env, o->flag);
+            if (apply(cfg, o, env, source, err, errlen))
+                return CONFIG_ERROR;
+        } else {
+            snprintf(source, sizeof source, "default of --%s", o->flag);
+            if (apply(cfg, o, o->def, source, err, errlen))
+                return CONFIG_ERROR;
+        }
+    }
+    return CONFIG_OK;
+}
+
+static const char *metavar(const struct option_spec *o)
+{
+    switch (o->type) {
+    case OPT_INT:
+        return "N";
+    case OPT_SIZE:
+        return "BYTES";
+    case OPT_ENUM:
+        return "FORMAT";
+    case OPT_LISTEN:
+        return "HOST:PORT";
+    case OPT_STRING:
+        return strcmp(o->flag, "database") == 0 ? "URL" : "PATH";
+    case OPT_FLAG:
+        break;
+    }
+    return "";
+}
+
+void config_usage(FILE *out)
+{
+    fprintf(out, "usage: m44d [OPTION]...\n"
+                 "Memoir '44 campaign manager: HTTP API and dashboard backed by PostgreSQL.\n\n");
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const struct option_spec *o = &options[i];
+        char lhs[64];
+        snprintf(lhs, sizeof lhs, "--%s%s%s", o->flag, o->type == OPT_FLAG ? "" : " ", metavar(o));
+        fprintf(out, "  %-28s %s", lhs, o->help);
+        if (o->env)
+            fprintf(out, " [env %s", o->env);
+        if (o->def && *o->def)
+            fprintf(out, "%sdefault %s", o->env ? ", " : " [", o->def);
+        if (o->env || (o->def && *o->def))
+            fprintf(out, "]");
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\nExit status: 0 on success or clean shutdown, 1 on a runtime failure, "
+                 "2 on bad configuration.\n");
+}
+
+void config_markdown(FILE *out)
+{
+    fprintf(out, "| flag | environment | default | meaning |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const struct option_spec *o = &options[i];
+        fprintf(out, "| `--%s%s%s` | %s%s%s | %s%s%s | %s |\n", o->flag,
+                o->type == OPT_FLAG ? "" : " ", metavar(o), o->env ? "`" : "", o->env ? o->env : "",
+                o->env ? "`" : "", (o->def && *o->def) ? "`" : "", o->def ? o->def : "",
+                (o->def && *o->def) ? "`" : "", o->help);
+    }
+}

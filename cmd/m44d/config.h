@@ -1,0 +1,49 @@
+/*
+ * m44d configuration: one declarative table (flag, environment variable, default, help).
+ * Precedence: command-line flag, then environment variable, then default.
+ */
+#ifndef M44_CONFIG_H
+#define M44_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct config {
+    char listen_host[64];
+    unsigned listen_port;
+    char database[1024];
+    long threads;
+    long max_body;
+    char log_format[8]; /* "text" or "json" */
+    long timeout;       /* seconds an idle connection may stay open */
+    long max_connections;
+    long per_ip_limit;
+    long conn_memory; /* bytes of libmicrohttpd memory per connection */
+    long db_wait;     /* seconds to wait for the database at start */
+    long shutdown_timeout;
+    long max_wait; /* longest long-poll a client may ask for, seconds */
+    char rulesets_dir[1024];
+    bool migrate;
+    bool help;
+    bool version;
+    bool config_markdown;
+};
+
+/* Outcome of config_parse. On CONFIG_ERROR, `err` names the option and why. */
+enum config_status { CONFIG_OK, CONFIG_ERROR };
+
+/*
+ * Fills `cfg` from argv (argv[0] skipped) and `getenv_fn` (pass getenv, or a stub in tests).
+ * Never exits. `err` receives a message naming the bad option.
+ */
+enum config_status config_parse(struct config *cfg, int argc, char **argv,
+                                char *(*getenv_fn)(const char *), char *err, size_t errlen);
+
+/* Writes the --help text. */
+void config_usage(FILE *out);
+
+/* Writes the configuration table as Markdown (the README's table is checked against it). */
+void config_markdown(FILE *out);
+
+#endif

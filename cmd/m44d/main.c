@@ -1,0 +1,130 @@
+/* m44d: the Memoir '44 campaign daemon. */
+#include "api/server.h"
+#include "api/metrics.h"
+#include "cmd/m44d/config.h"
+#include "db/db.h"
+#include "db/migrate.h"
+#include "util/log.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef M44_VERSION
+#define M44_VERSION "dev"
+#endif
+
+/*
+ * Signals go through the main loop: they are blocked in every thread and taken here with
+ * sigtimedwait. The first SIGTERM/SIGINT drains; a second one exits at once.
+ */
+static int drain_and_stop(const sigset_t *sigs, long timeout_s)
+{
+    log_msg(LOG_INFO, "main",
+            "stopping: no new connections; waiting up to %ld s for %ld "
+            "request(s) in flight",
+            timeout_s, metrics_inflight());
+    http_quiesce();
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        if (metrics_inflight() <= 0)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec >= timeout_s) {
+            log_msg(LOG_WARN, "main", "%ld request(s) still in flight after %ld s; closing them",
+                    metrics_inflight(), timeout_s);
+            break;
+        }
+        struct timespec tick = {0, 50 * 1000 * 1000};
+        int sig = sigtimedwait(sigs, NULL, &tick);
+        if (sig > 0) {
+            log_msg(LOG_WARN, "main", "second signal (%s): exiting now", strsignal(sig));
+            _exit(1);
+        }
+    }
+    http_stop();
+    db_shutdown();
+    log_msg(LOG_INFO, "main", "stopped");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct config cfg;
+    char err[512];
+    if (config_parse(&cfg, argc, argv, getenv, err, sizeof err) != CONFIG_OK) {
+        fprintf(stderr, "m44d: %s\n", err);
+        return 2;
+    }
+    if (cfg.help) {
+        config_usage(stdout);
+        return 0;
+    }
+    if (cfg.version) {
+        printf("m44d %s\n", M44_VERSION);
+        return 0;
+    }
+    if (cfg.config_markdown) {
+        config_markdown(stdout);
+        return 0;
+    }
+    if (!cfg.database[0]) {
+        fprintf(stderr, "m44d: --database: no database given (set --database or DATABASE_URL)\n");
+        return 2;
+    }
+    log_set_format(strcmp(cfg.log_format, "json") == 0 ? LOG_JSON : LOG_TEXT);
+
+    /*
+     * Block the signals before any thread starts, so only the main loop receives them. A
+     * parent shell may have set them to "ignore" (background jobs): restore the default first,
+     * or they would be discarded instead of queued.
+     */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    db_init(cfg.database);
+    if (!db_wait_ready((int)cfg.db_wait))
+        return 1;
+    int applied = db_migrate(db_thread());
+    if (applied < 0)
+        return 1;
+    if (cfg.migrate) {
+        db_shutdown();
+        return 0;
+    }
+
+    struct http_options opts = {
+        .host = cfg.listen_host,
+        .port = cfg.listen_port,
+        .threads = (unsigned)cfg.threads,
+        .max_body = (size_t)cfg.max_body,
+        .timeout = (unsigned)cfg.timeout,
+        .max_connections = (unsigned)cfg.max_connections,
+        .per_ip_limit = (unsigned)cfg.per_ip_limit,
+        .conn_memory = (size_t)cfg.conn_memory,
+        .max_wait = (unsigned)cfg.max_wait,
+    };
+    if (!http_start(&opts)) {
+        db_shutdown();
+        return 1;
+    }
+    log_msg(LOG_INFO, "main", "m44d %s ready", M44_VERSION);
+    for (;;) {
+        int sig = sigwaitinfo(&sigs, NULL);
+        if (sig > 0) {
+            log_msg(LOG_INFO, "main", "received %s", strsignal(sig));
+            return drain_and_stop(&sigs, cfg.shutdown_timeout);
+        }
+    }
+}

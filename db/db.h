@@ -1,0 +1,95 @@
+/*
+ * Database access: one PGconn per thread, prepared statements, a transaction runner.
+ *
+ * Every thread that talks to PostgreSQL gets its own connection from db_thread(). Statements
+ * are prepared on a connection the first time they are used there, and again after a
+ * reconnect. Values are always passed as parameters, never formatted into SQL.
+ */
+#ifndef M44_DB_H
+#define M44_DB_H
+
+#include <libpq-fe.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct db;
+
+/* A prepared statement. Define each one `static` next to the code that uses it. */
+struct db_statement {
+    const char *name;
+    const char *sql;
+    int nparams;
+    _Atomic int slot; /* assigned on first use; leave 0 */
+};
+
+/* Process-wide setup. `conninfo` is a libpq connection string or URI; it is copied. */
+void db_init(const char *conninfo);
+
+/* Closes every thread's connection (each close is logged with the reason "shutdown"). */
+void db_shutdown(void);
+
+/*
+ * Tries to connect until `seconds` have passed, with backoff. Returns true when the database
+ * answered. Used at start, before serving.
+ */
+bool db_wait_ready(int seconds);
+
+/* The calling thread's connection object (not necessarily connected). Never NULL. */
+struct db *db_thread(void);
+
+/* Connects or reconnects when the connection is missing or bad. false: database unavailable. */
+bool db_ensure(struct db *db);
+
+/*
+ * Runs a prepared statement. Returns a result the caller must PQclear, or NULL when the
+ * statement failed (the error is recorded; see db_last_error). Text parameters; NULL is SQL NULL.
+ */
+PGresult *db_exec(struct db *db, struct db_statement *st, const char *const *params);
+
+/* Like db_exec for statements that return no rows; returns the number of rows affected or -1. */
+long db_command(struct db *db, struct db_statement *st, const char *const *params);
+
+/* Runs plain SQL text with no parameters (migrations, BEGIN, COMMIT). Same contract as db_exec. */
+PGresult *db_exec_sql(struct db *db, const char *sql);
+
+/* The SQLSTATE and message of the last failed call on this connection ("" when none). */
+const char *db_last_sqlstate(const struct db *db);
+const char *db_last_error(const struct db *db);
+
+/* What a transaction callback reports. */
+enum db_tx {
+    DB_TX_OK,    /* commit */
+    DB_TX_ABORT, /* roll back: the request is refused, nothing is written; not an error */
+    DB_TX_ERROR, /* roll back: a statement failed (the runner decides whether to retry) */
+};
+
+/* What the transaction runner reports. */
+enum db_result {
+    DB_OK,          /* committed */
+    DB_ABORTED,     /* the callback returned DB_TX_ABORT; rolled back */
+    DB_UNAVAILABLE, /* no connection to the database (or it was lost during COMMIT) */
+    DB_FAILED,      /* a statement failed for another reason, or retries ran out */
+};
+
+/*
+ * Runs `fn` inside BEGIN ... COMMIT. Serialization failures and deadlocks are retried a
+ * bounded number of times, so `fn` may run more than once: it must (re)initialise whatever it
+ * writes into `ctx` at its start and must not reply to a client itself.
+ */
+typedef enum db_tx (*db_tx_fn)(struct db *db, void *ctx);
+enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx);
+
+/* Counters for /metrics. */
+uint64_t db_stat_errors(void);
+uint64_t db_stat_reconnects(void);
+
+/* Helpers for reading results. */
+static inline const char *db_val(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+}
+long long db_ll(const PGresult *r, int row, int col);
+bool db_bool(const PGresult *r, int row, int col);
+
+#endif

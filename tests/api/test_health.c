@@ -1,0 +1,283 @@
+/* The daemon's own endpoints, limits, logging and shutdown. */
+#include "tests/common/daemon.h"
+#include "tests/common/http.h"
+#include "tests/common/testkit.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct daemon d;
+static char *conninfo;
+
+static int suite_init(void)
+{
+    conninfo = tk_new_database("api_health");
+    /* One worker thread: every request uses the same database connection, so the readyz
+     * test below sees that connection lost and re-established. */
+    const char *args[] = {"--threads", "1", NULL};
+    return daemon_start(&d, conninfo, args) ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    int st = daemon_stop(&d, SIGTERM, 30);
+    free(conninfo);
+    return st == 0 ? 0 : 1;
+}
+
+static struct http_resp *get(const char *path)
+{
+    char url[256];
+    return http_do("GET", daemon_url(&d, path, url, sizeof url), NULL, NULL);
+}
+
+static void assert_problem(const struct http_resp *r, long status, const char *code)
+{
+    char ct[128];
+    CU_ASSERT_EQUAL(r->status, status);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(http_header(r, "Content-Type", ct, sizeof ct));
+    CU_ASSERT_STRING_EQUAL(ct, "application/problem+json");
+    CU_ASSERT_EQUAL(http_int(r, "status"), status);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "code"), code);
+    CU_ASSERT(strlen(http_str(r, "title")) > 0);
+    CU_ASSERT(strlen(http_str(r, "detail")) > 0);
+    char type[128];
+    snprintf(type, sizeof type, "urn:m44d:problem:%s", code);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "type"), type);
+}
+
+static void test_healthz(void)
+{
+    struct http_resp *r = get("/healthz");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "status"), "ok");
+    http_free(r);
+}
+
+static long readyz_status(void)
+{
+    struct http_resp *r = get("/readyz");
+    long st = r->status;
+    if (st == 503)
+        assert_problem(r, 503, "database-unavailable");
+    http_free(r);
+    return st;
+}
+
+static void test_readyz_follows_the_database(void)
+{
+    CU_ASSERT_EQUAL(readyz_status(), 200);
+    CU_ASSERT_FATAL(tk_pg("stop"));
+    CU_ASSERT_EQUAL(readyz_status(), 503);
+    CU_ASSERT_EQUAL(readyz_status(), 503);
+    struct http_resp *h = get("/healthz");
+    CU_ASSERT_EQUAL(h->status, 200); /* the process itself is fine */
+    http_free(h);
+    CU_ASSERT_FATAL(tk_pg("start"));
+    long st = 0;
+    for (int i = 0; i < 50 && st != 200; i++) {
+        st = readyz_status();
+        if (st != 200)
+            tk_sleep_ms(100);
+    }
+    CU_ASSERT_EQUAL(st, 200);
+}
+
+static void test_unknown_path_404(void)
+{
+    struct http_resp *r = get("/no/such/thing");
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+    r = get("/api/v1/nothing");
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+}
+
+static void test_wrong_method_405(void)
+{
+    char url[256], allow[64];
+    struct http_resp *r =
+        http_do("DELETE", daemon_url(&d, "/healthz", url, sizeof url), NULL, NULL);
+    assert_problem(r, 405, "method-not-allowed");
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "Allow", allow, sizeof allow));
+    CU_ASSERT_PTR_NOT_NULL(strstr(allow, "GET"));
+    http_free(r);
+}
+
+static void test_body_over_cap_with_length(void)
+{
+    size_t n = 2u << 20;
+    char *big = malloc(n + 1);
+    memset(big, 'x', n);
+    big[n] = '\0';
+    char url[256];
+    struct http_resp *r = http_do("POST", daemon_url(&d, "/healthz", url, sizeof url), big, NULL);
+    assert_problem(r, 413, "body-too-large");
+    http_free(r);
+    free(big);
+}
+
+/* Chunked upload without Content-Length: the cap is enforced while streaming. */
+static void test_body_over_cap_streamed(void)
+{
+    int fd = tcp_connect(d.port);
+    CU_ASSERT_FATAL(fd >= 0);
+    const char *head = "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                       "Content-Type: application/json\r\n\r\n";
+    CU_ASSERT(write(fd, head, strlen(head)) == (ssize_t)strlen(head));
+    char chunk[64 * 1024 + 16];
+    int hl = snprintf(chunk, sizeof chunk, "%x\r\n", 64 * 1024);
+    memset(chunk + hl, 'y', 64 * 1024);
+    memcpy(chunk + hl + 64 * 1024, "\r\n", 2);
+    size_t clen = (size_t)hl + 64 * 1024 + 2;
+    for (int i = 0; i < 32; i++) /* 2 MiB */
+        if (write(fd, chunk, clen) != (ssize_t)clen)
+            break;
+    CU_ASSERT(write(fd, "0\r\n\r\n", 5) == 5);
+    char resp[4096];
+    tcp_read_all(fd, resp, sizeof resp, 5000);
+    close(fd);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp, "HTTP/1.1 413"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp, "body-too-large"));
+}
+
+static void test_metrics(void)
+{
+    struct http_resp *r = get("/healthz");
+    http_free(r);
+    r = get("/metrics");
+    CU_ASSERT_EQUAL(r->status, 200);
+    char ct[128];
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "Content-Type", ct, sizeof ct));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ct, "text/plain"));
+    const char *must[] = {
+        "m44d_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} ",
+        "m44d_http_requests_total{method=\"\",route=\"unmatched\",status=\"404\"} ",
+        "m44d_http_request_duration_seconds_bucket{le=\"+Inf\"} ",
+        "m44d_http_request_duration_seconds_count ",
+        "m44d_http_requests_in_flight 1\n", /* this request */
+        "m44d_db_errors_total ",
+        "m44d_db_reconnects_total ",
+    };
+    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+        if (!strstr(r->body, must[i]))
+            fprintf(stderr, "\nmissing in /metrics: %s\n", must[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r->body, must[i]));
+    }
+    /* /readyz was answered 503 while PostgreSQL was down, and the daemon reconnected. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->body, "route=\"/readyz\",status=\"503\"}"));
+    const char *rc = strstr(r->body, "\nm44d_db_reconnects_total ");
+    CU_ASSERT(rc && atol(rc + strlen("\nm44d_db_reconnects_total ")) >= 1);
+    http_free(r);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void test_request_log_lines(void)
+{
+    struct http_resp *r = get("/healthz?probe=1");
+    http_free(r);
+    tk_sleep_ms(100);
+    char *log = slurp(d.log);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: GET /healthz 200 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: GET /no/such/thing 404 "));
+    CU_ASSERT_PTR_NULL(strstr(log, "probe=1")); /* query strings (keys!) are never logged */
+    /* The connection PostgreSQL's restart killed was logged with its reason. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "closing database connection: connection lost"));
+    free(log);
+}
+
+static void test_json_log_format(void)
+{
+    struct daemon j;
+    const char *args[] = {"--log-format", "json", NULL};
+    CU_ASSERT_FATAL(daemon_start(&j, conninfo, args));
+    char url[256];
+    struct http_resp *r = http_do("GET", daemon_url(&j, "/healthz", url, sizeof url), NULL, NULL);
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_stop(&j, SIGTERM, 30), 0);
+    char *log = slurp(j.log);
+    int lines = 0, requests = 0;
+    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *o = json_loads(line, 0, NULL);
+        CU_ASSERT_PTR_NOT_NULL(o);
+        lines++;
+        const char *path = json_string_value(json_object_get(o, "path"));
+        if (path && strcmp(path, "/healthz") == 0) {
+            requests++;
+            CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "method")), "GET");
+            CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "status")), 200);
+            CU_ASSERT(json_is_real(json_object_get(o, "duration_ms")));
+        }
+        json_decref(o);
+    }
+    CU_ASSERT(lines >= 3);
+    CU_ASSERT(requests >= 1);
+    free(log);
+}
+
+/*
+ * SIGTERM while a request is in flight: the daemon stops accepting, the request completes,
+ * and the exit status is 0.
+ */
+static void test_sigterm_drains(void)
+{
+    struct daemon t;
+    CU_ASSERT_FATAL(daemon_start(&t, conninfo, NULL));
+    int fd = tcp_connect(t.port);
+    CU_ASSERT_FATAL(fd >= 0);
+    const char *body = "{\"client_seed\":\"x\"}";
+    char head[256];
+    snprintf(head, sizeof head,
+             "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n",
+             strlen(body));
+    CU_ASSERT(write(fd, head, strlen(head)) == (ssize_t)strlen(head));
+    CU_ASSERT(write(fd, body, 5) == 5); /* part of the body: the request is in flight */
+    tk_sleep_ms(200);
+    kill(t.pid, SIGTERM);
+    tk_sleep_ms(300);
+    /* Still running: it waits for the request. New connections are refused. */
+    CU_ASSERT_EQUAL(kill(t.pid, 0), 0);
+    int fd2 = tcp_connect(t.port);
+    CU_ASSERT(fd2 < 0);
+    if (fd2 >= 0)
+        close(fd2);
+    CU_ASSERT(write(fd, body + 5, strlen(body) - 5) == (ssize_t)(strlen(body) - 5));
+    char resp[2048];
+    tcp_read_all(fd, resp, sizeof resp, 5000);
+    close(fd);
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp, "HTTP/1.1 405"));
+    CU_ASSERT_EQUAL(daemon_stop(&t, 0, 15), 0);
+}
+
+void register_health_tests(void)
+{
+    CU_pSuite s = CU_add_suite("daemon", suite_init, suite_clean);
+    CU_add_test(s, "GET /healthz", test_healthz);
+    CU_add_test(s, "GET /readyz follows PostgreSQL", test_readyz_follows_the_database);
+    CU_add_test(s, "unknown path 404 problem+json", test_unknown_path_404);
+    CU_add_test(s, "wrong method 405 problem+json", test_wrong_method_405);
+    CU_add_test(s, "2 MiB body with Content-Length 413", test_body_over_cap_with_length);
+    CU_add_test(s, "2 MiB chunked body 413", test_body_over_cap_streamed);
+    CU_add_test(s, "GET /metrics", test_metrics);
+    CU_add_test(s, "one log line per request", test_request_log_lines);
+    CU_add_test(s, "--log-format json", test_json_log_format);
+    CU_add_test(s, "SIGTERM lets the request in flight finish", test_sigterm_drains);
+}

@@ -1,0 +1,97 @@
+#include "tests/common/testkit.h"
+
+#include "util/log.h"
+
+#include <CUnit/Basic.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int tk_run(const char *program, const tk_register_fn *registers, int n)
+{
+    log_set_level(getenv("M44_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERROR);
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    for (int i = 0; i < n; i++)
+        registers[i]();
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    unsigned run = CU_get_number_of_tests_run();
+    unsigned failed_tests = CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    printf("\n%s: %u tests run, %u failed (%u failed assertions)\n", program, run, failed_tests,
+           failures);
+    return (failures || failed_tests || run == 0) ? 1 : 0;
+}
+
+const char *tk_env(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        fprintf(stderr, "%s is not set: run the tests through tests/run.sh (make test)\n", name);
+        exit(2);
+    }
+    return v;
+}
+
+char *tk_conninfo(const char *dbname)
+{
+    const char *host = tk_env("M44_TEST_PGHOST");
+    size_t len = strlen(host) + strlen(dbname) + 64;
+    char *s = malloc(len);
+    snprintf(s, len, "host='%s' port=5432 user=m44 dbname=%s", host, dbname);
+    return s;
+}
+
+char *tk_new_database(const char *prefix)
+{
+    static int counter;
+    char name[64];
+    snprintf(name, sizeof name, "%s_%d_%d", prefix, (int)getpid(), ++counter);
+    char *admin = tk_conninfo("postgres");
+    PGconn *c = PQconnectdb(admin);
+    free(admin);
+    if (PQstatus(c) != CONNECTION_OK) {
+        fprintf(stderr, "cannot reach the test cluster: %s", PQerrorMessage(c));
+        exit(2);
+    }
+    char sql[128];
+    snprintf(sql, sizeof sql, "CREATE DATABASE \"%s\"", name);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        fprintf(stderr, "CREATE DATABASE failed: %s", PQerrorMessage(c));
+        exit(2);
+    }
+    PQclear(r);
+    PQfinish(c);
+    return tk_conninfo(name);
+}
+
+bool tk_pg(const char *action)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/scripts/pg.sh' %s '%s' --fast", tk_env("M44_ROOT"), action,
+             tk_env("M44_TEST_PGDIR"));
+    return system(cmd) == 0;
+}
+
+const char *tk_out_path(const char *name, char *buf, size_t len)
+{
+    const char *root = tk_env("M44_ROOT");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tests/out", root);
+    mkdir(dir, 0755);
+    snprintf(buf, len, "%s/%s", dir, name);
+    return buf;
+}
+
+void tk_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}

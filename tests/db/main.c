@@ -1,0 +1,11 @@
+/* Database tests against the throwaway PostgreSQL cluster started by tests/run.sh. */
+#include "tests/common/testkit.h"
+
+void register_migrate_tests(void);
+void register_tx_tests(void);
+
+int main(void)
+{
+    const tk_register_fn suites[] = {register_migrate_tests, register_tx_tests};
+    return tk_run("db", suites, (int)(sizeof suites / sizeof suites[0]));
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Runs every test suite: unit, rules, db, api, e2e (browser), then unit/rules/db/api again
+# built with AddressSanitizer + UndefinedBehaviorSanitizer. A throwaway PostgreSQL cluster is
+# created for the run and removed afterwards.
+#   tests/run.sh                 everything
+#   tests/run.sh unit db         only these suites (release build)
+# Environment: M44_TEST_SKIP_ASAN=1 skips the sanitizer pass; M44_TEST_VERBOSE=1 shows logs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export M44_ROOT=$root
+
+all_suites=(unit rules db api e2e)
+suites=("$@")
+full=0
+if [ ${#suites[@]} -eq 0 ]; then suites=("${all_suites[@]}"); full=1; fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "build"
+make -s -j"$jobs" all tests
+
+pgdir=$(mktemp -d /tmp/m44-test-pg.XXXXXX)
+chmod 755 "$pgdir"
+cleanup() { scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+scripts/pg.sh start "$pgdir" --fast
+export M44_TEST_PGDIR=$pgdir
+M44_TEST_PGHOST=$(scripts/pg.sh host "$pgdir")
+export M44_TEST_PGHOST
+mkdir -p tests/out
+
+failed=()
+
+step "docs"
+# The README's configuration table must be the one m44d prints.
+if diff -u <(sed -n '/<!-- config:begin -->/,/<!-- config:end -->/p' README.md | sed '1d;$d') \
+           <(bin/m44d --config-markdown); then
+  echo "README configuration table matches bin/m44d --config-markdown"
+else
+  echo "README.md's configuration table differs from 'bin/m44d --config-markdown' (diff above)"
+  failed+=("docs")
+fi
+
+run_suite() { # mode suite
+  local mode=$1 suite=$2 bdir bin
+  if [ "$mode" = asan ]; then bdir=build/asan; bin=build/asan/bin; else bdir=build/release; bin=bin; fi
+  step "$suite ($mode)"
+  if [ "$suite" = e2e ]; then
+    M44_TEST_BIN=$root/$bin tests/e2e/run.sh || failed+=("$suite/$mode")
+  else
+    M44_TEST_BIN=$root/$bin "$bdir/test-bin/$suite" || failed+=("$suite/$mode")
+  fi
+}
+
+for s in "${suites[@]}"; do
+  case "$s" in
+    unit|rules|db|api|e2e) ;;
+    *) echo "unknown suite '$s' (unit rules db api e2e)" >&2; exit 2 ;;
+  esac
+  [ "$s" = e2e ] && [ ! -x tests/e2e/run.sh ] && continue
+  [ "$s" = rules ] && [ -z "$(ls tests/rules/*.c 2>/dev/null)" ] && continue
+  run_suite release "$s"
+done
+
+if [ $full -eq 1 ] && [ -z "${M44_TEST_SKIP_ASAN:-}" ]; then
+  step "build (AddressSanitizer + UndefinedBehaviorSanitizer)"
+  make -s -j"$jobs" MODE=asan all tests
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=66
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  for s in unit rules db api; do
+    [ -n "$(ls tests/$s/*.c 2>/dev/null)" ] || continue
+    run_suite asan "$s"
+  done
+fi
+
+step "summary"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all test suites passed"

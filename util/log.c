@@ -1,0 +1,104 @@
+#include "util/log.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static enum log_format log_format = LOG_TEXT;
+static enum log_level log_min = LOG_INFO;
+
+static const char *const level_names[] = {"debug", "info", "warn", "error"};
+
+void log_set_format(enum log_format format)
+{
+    log_format = format;
+}
+
+void log_set_level(enum log_level level)
+{
+    log_min = level;
+}
+
+static void timestamp(char *out, size_t n)
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t len = strftime(out, n, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + len, n - len, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* Writes a whole line with one stdio call so concurrent lines never interleave. */
+static void emit(const char *line)
+{
+    fputs(line, stderr);
+    fflush(stderr);
+}
+
+static void emit_json(json_t *obj)
+{
+    char *s = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    if (!s)
+        return;
+    size_t n = strlen(s);
+    char *line = malloc(n + 2);
+    if (line) {
+        memcpy(line, s, n);
+        line[n] = '\n';
+        line[n + 1] = '\0';
+        emit(line);
+        free(line);
+    }
+    free(s);
+}
+
+void log_msg(enum log_level level, const char *component, const char *fmt, ...)
+{
+    if (level < log_min)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char ts[40];
+    timestamp(ts, sizeof ts);
+    if (log_format == LOG_JSON) {
+        emit_json(json_pack("{s:s, s:s, s:s, s:s}", "ts", ts, "level", level_names[level],
+                            "component", component, "msg", msg));
+        return;
+    }
+    char line[1200];
+    snprintf(line, sizeof line, "%s %-5s %s: %s\n", ts, level_names[level], component, msg);
+    emit(line);
+}
+
+void log_request(const char *method, const char *path, const char *route, int status,
+                 double duration_ms)
+{
+    if (LOG_INFO < log_min)
+        return;
+    char ts[40];
+    timestamp(ts, sizeof ts);
+    if (log_format == LOG_JSON) {
+        emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f}", "ts", ts, "level", "info",
+                            "component", "http", "method", method, "path", path, "route", route,
+                            "status", status, "duration_ms", duration_ms));
+        return;
+    }
+    /* The path is client input: control characters would forge log lines. */
+    char safe[301];
+    size_t i = 0;
+    for (; i < sizeof safe - 1 && path[i]; i++)
+        safe[i] = ((unsigned char)path[i] < 0x20 || path[i] == 0x7f) ? '?' : path[i];
+    safe[i] = '\0';
+    char line[1200];
+    snprintf(line, sizeof line, "%s info  http: %s %s %d %.3fms\n", ts, method, safe, status,
+             duration_ms);
+    emit(line);
+}

@@ -1,0 +1,22 @@
+/* Logging: one line per event on stderr, as text or JSON. Thread-safe. */
+#ifndef M44_UTIL_LOG_H
+#define M44_UTIL_LOG_H
+
+enum log_format { LOG_TEXT, LOG_JSON };
+enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
+
+/* Sets the output format for every later line. Call once at start. */
+void log_set_format(enum log_format format);
+
+/* Silences lines below `level` (used by tests to keep output short). */
+void log_set_level(enum log_level level);
+
+/* A free-form line: "component: message". */
+void log_msg(enum log_level level, const char *component, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The one line written for every HTTP request. */
+void log_request(const char *method, const char *path, const char *route, int status,
+                 double duration_ms);
+
+#endif
