@@ -37,7 +37,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 LIB     := $(B)/libm44.a
 
 M44D_OBJ := $(B)/cmd/m44d/main.o $(B)/cmd/m44d/config.o
-M44_OBJ  := $(B)/cmd/m44/main.o
+M44_OBJ  := $(patsubst %.c,$(B)/%.o,$(wildcard cmd/m44/*.c))
 
 TEST_COMMON := $(patsubst %.c,$(B)/%.o,$(wildcard tests/common/*.c))
 TEST_SUITES := unit rules db api
@@ -53,47 +53,51 @@ all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(M44D_OBJ) $(LIB) $(LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $(M44D_OBJ) $(LIB) $(LIBS)
 
 $(BIN)/m44: $(M44_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(M44_OBJ) $(LIB) $(LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $(M44_OBJ) $(LIB) $(LIBS)
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c -o $@ $<
 
 # Generated sources are compiled without the strict warning set's -Wshadow etc. mattering.
 $(B)/gen/%.o: $(B)/gen/%.c
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c -o $@ $<
+	@$(CC) $(CPPFLAGS_ALL) $(CFLAGS) -c -o $@ $<
 
 $(B)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -o $@ $<
+	@$(CC) $(WARN) -O1 -o $@ $<
 
 $(B)/gen/embedded_migrations.c: $(B)/tools/embed $(MIGRATIONS)
 	@mkdir -p $(@D)
-	$(B)/tools/embed embedded_migrations db/migrations $@ $(MIGRATIONS)
+	@$(B)/tools/embed embedded_migrations db/migrations $@ $(MIGRATIONS)
 $(B)/gen/embedded_rulesets.c: $(B)/tools/embed $(RULESETS)
 	@mkdir -p $(@D)
-	$(B)/tools/embed embedded_rulesets rules/data $@ $(RULESETS)
+	@$(B)/tools/embed embedded_rulesets rules/data $@ $(RULESETS)
 $(B)/gen/embedded_web.c: $(B)/tools/embed $(WEB)
 	@mkdir -p $(@D)
-	$(B)/tools/embed embedded_web web-static $@ $(WEB)
+	@$(B)/tools/embed embedded_web web-static $@ $(WEB)
 $(B)/gen/embedded_openapi.c: $(B)/tools/embed $(OPENAPI)
 	@mkdir -p $(@D)
-	$(B)/tools/embed embedded_openapi api $@ $(OPENAPI)
+	@$(B)/tools/embed embedded_openapi api $@ $(OPENAPI)
 
 # Test programs: one per suite, each from tests/<suite>/*.c plus tests/common.
 tests: $(filter-out $(B)/test-bin/rules,$(TEST_BINS)) $(if $(wildcard tests/rules/*.c),$(B)/test-bin/rules) all
 .SECONDEXPANSION:
 $(B)/test-bin/%: $$(addprefix $(B)/,$$(subst .c,.o,$$(wildcard tests/$$*/*.c))) $(TEST_COMMON) $(B)/cmd/m44d/config.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS) $(TEST_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS) $(TEST_LIBS)
 
 deps:
 	@scripts/deps.sh

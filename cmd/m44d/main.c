@@ -1,12 +1,14 @@
 /* m44d: the Memoir '44 campaign daemon. */
 #include "api/server.h"
 #include "api/metrics.h"
+#include "campaign/rulesets.h"
 #include "cmd/m44d/config.h"
 #include "db/db.h"
 #include "db/migrate.h"
 #include "util/log.h"
 
 #include <pthread.h>
+#include <sodium.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +50,6 @@ static int drain_and_stop(const sigset_t *sigs, long timeout_s)
         }
     }
     http_stop();
-    db_shutdown();
-    log_msg(LOG_INFO, "main", "stopped");
     return 0;
 }
 
@@ -78,6 +78,17 @@ int main(int argc, char **argv)
         return 2;
     }
     log_set_format(strcmp(cfg.log_format, "json") == 0 ? LOG_JSON : LOG_TEXT);
+    if (sodium_init() < 0) {
+        fprintf(stderr, "m44d: libsodium failed to initialise\n");
+        return 1;
+    }
+    /* A broken ruleset file is a configuration error: refuse to start, naming it. */
+    if (rulesets_init(cfg.rulesets_dir, err, sizeof err)) {
+        fprintf(stderr, "m44d: --rulesets-dir: %s\n", err);
+        return 2;
+    }
+    log_msg(LOG_INFO, "main", "%d rulesets loaded%s%s", rulesets()->n,
+            cfg.rulesets_dir[0] ? " including " : "", cfg.rulesets_dir);
 
     /*
      * Block the signals before any thread starts, so only the main loop receives them. A
@@ -94,16 +105,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     db_init(cfg.database);
-    if (!db_wait_ready((int)cfg.db_wait))
-        return 1;
-    int applied = db_migrate(db_thread());
-    if (applied < 0)
-        return 1;
+    int status = 1;
+    if (!db_wait_ready((int)cfg.db_wait) || db_migrate(db_thread()) < 0)
+        goto out;
     if (cfg.migrate) {
-        db_shutdown();
-        return 0;
+        status = 0;
+        goto out;
     }
-
     struct http_options opts = {
         .host = cfg.listen_host,
         .port = cfg.listen_port,
@@ -115,16 +123,22 @@ int main(int argc, char **argv)
         .conn_memory = (size_t)cfg.conn_memory,
         .max_wait = (unsigned)cfg.max_wait,
     };
-    if (!http_start(&opts)) {
-        db_shutdown();
-        return 1;
-    }
+    if (!http_start(&opts))
+        goto out;
     log_msg(LOG_INFO, "main", "m44d %s ready", M44_VERSION);
     for (;;) {
         int sig = sigwaitinfo(&sigs, NULL);
         if (sig > 0) {
             log_msg(LOG_INFO, "main", "received %s", strsignal(sig));
-            return drain_and_stop(&sigs, cfg.shutdown_timeout);
+            drain_and_stop(&sigs, cfg.shutdown_timeout);
+            status = 0;
+            break;
         }
     }
+out:
+    db_shutdown();
+    rulesets_shutdown();
+    if (status == 0)
+        log_msg(LOG_INFO, "main", "stopped");
+    return status;
 }

@@ -1,0 +1,146 @@
+/* The reserve roll (RULES.md 3): options for a side's dice, and validation of its choice. */
+#include "rules/rules.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const struct grant_def *ruleset_grant(const struct ruleset *rs, const char *id)
+{
+    for (int i = 0; i < rs->ngrants; i++)
+        if (strcmp(rs->grants[i].id, id) == 0)
+            return &rs->grants[i];
+    return NULL;
+}
+
+/* Copies the option's grants, rewritten and without duplicates; notes what was rewritten. */
+static void bind_grants(const struct ruleset *rs, const struct option_def *def, struct option *o,
+                        const struct grant_rewrite *rewrites, int nrewrites)
+{
+    snprintf(o->text, sizeof o->text, "%s", def->text);
+    o->ngrants = 0;
+    for (int g = 0; g < def->ngrants; g++) {
+        const char *grant = def->grants[g];
+        for (int r = 0; r < nrewrites; r++)
+            if (strcmp(rewrites[r].from, grant) == 0) {
+                grant = rewrites[r].to;
+                const struct grant_def *gd = ruleset_grant(rs, grant);
+                size_t len = strlen(o->text);
+                snprintf(o->text + len, sizeof o->text - len, " (a standing effect makes it %s)",
+                         gd ? gd->text : grant);
+                break;
+            }
+        bool dup = false;
+        for (int k = 0; k < o->ngrants; k++)
+            dup |= strcmp(o->grants[k], grant) == 0;
+        if (!dup)
+            snprintf(o->grants[o->ngrants++], RS_GRANT_MAX, "%s", grant);
+    }
+}
+
+static void add_option(const struct ruleset *rs, const struct option_def *def, const int *dice,
+                       const struct grant_rewrite *rewrites, int nrewrites, struct option_list *out)
+{
+    if (out->n >= RULES_MAX_OFFERED)
+        return;
+    struct option *o = &out->o[out->n++];
+    memset(o, 0, sizeof *o);
+    snprintf(o->key, sizeof o->key, "%s", def->key);
+    o->ndice = def->ndice;
+    o->dice[0] = dice[0];
+    o->dice[1] = def->ndice > 1 ? dice[1] : -1;
+    if (def->ndice == 1)
+        snprintf(o->id, sizeof o->id, "%s@%d", def->key, dice[0]);
+    else
+        snprintf(o->id, sizeof o->id, "%s@%d+%d", def->key, dice[0], dice[1]);
+    o->cost = def->cost;
+    bind_grants(rs, def, o, rewrites, nrewrites);
+}
+
+void reserve_options(const struct ruleset *rs, enum side side, const enum face *faces, int nfaces,
+                     const struct grant_rewrite *rewrites, int nrewrites, struct option_list *out)
+{
+    out->n = 0;
+    if (!rs->reserve.enabled)
+        return;
+    for (int k = 0; k < rs->reserve.noptions[side]; k++) {
+        const struct option_def *def = &rs->reserve.options[side][k];
+        if (def->ndice == 1) {
+            for (int i = 0; i < nfaces; i++)
+                if (faces[i] == def->dice[0])
+                    add_option(rs, def, (int[]){i, -1}, rewrites, nrewrites, out);
+            continue;
+        }
+        for (int i = 0; i < nfaces; i++)
+            for (int j = i + 1; j < nfaces; j++) {
+                bool match = (faces[i] == def->dice[0] && faces[j] == def->dice[1]) ||
+                             (faces[i] == def->dice[1] && faces[j] == def->dice[0]);
+                if (match)
+                    add_option(rs, def, (int[]){i, j}, rewrites, nrewrites, out);
+            }
+    }
+}
+
+void reserve_validate(const struct option_list *offered, const struct choice_item *items,
+                      int nitems, int tokens, struct choice_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->item = -1;
+    if (nitems > RULES_MAX_OFFERED) {
+        out->error = CHOICE_TOO_MANY;
+        return;
+    }
+    bool die_used[RULES_MAX_DICE] = {false};
+    bool taken[RULES_MAX_OFFERED] = {false};
+    int cost = 0;
+    for (int k = 0; k < nitems; k++) {
+        int idx = -1;
+        for (int i = 0; i < offered->n && idx < 0; i++)
+            if (items[k].id && strcmp(offered->o[i].id, items[k].id) == 0)
+                idx = i;
+        out->item = k;
+        if (idx < 0) {
+            out->error = CHOICE_UNKNOWN_OPTION;
+            return;
+        }
+        const struct option *o = &offered->o[idx];
+        if (taken[idx]) {
+            out->error = CHOICE_DUPLICATE_OPTION;
+            return;
+        }
+        for (int d = 0; d < o->ndice; d++)
+            if (o->dice[d] >= 0 && o->dice[d] < RULES_MAX_DICE && die_used[o->dice[d]]) {
+                out->error = CHOICE_DIE_REUSED;
+                return;
+            }
+        const char *grant = NULL;
+        if (items[k].grant) {
+            for (int g = 0; g < o->ngrants && !grant; g++)
+                if (strcmp(o->grants[g], items[k].grant) == 0)
+                    grant = o->grants[g];
+            if (!grant) {
+                out->error = CHOICE_INVALID_GRANT;
+                return;
+            }
+        } else if (o->ngrants == 1) {
+            grant = o->grants[0];
+        } else {
+            out->error = CHOICE_GRANT_REQUIRED;
+            return;
+        }
+        cost += o->cost;
+        if (cost > tokens) {
+            out->error = CHOICE_NOT_ENOUGH_TOKENS;
+            return;
+        }
+        taken[idx] = true;
+        for (int d = 0; d < o->ndice; d++)
+            if (o->dice[d] >= 0 && o->dice[d] < RULES_MAX_DICE)
+                die_used[o->dice[d]] = true;
+        out->chosen[out->nchosen].offered = idx;
+        snprintf(out->chosen[out->nchosen].grant, RS_GRANT_MAX, "%s", grant);
+        out->nchosen++;
+    }
+    out->item = -1;
+    out->error = CHOICE_OK;
+    out->cost = cost;
+}

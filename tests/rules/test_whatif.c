@@ -1,0 +1,213 @@
+/* What-if events: face -> event per side per ruleset, token effects, scopes. */
+#include "rules/rules.h"
+#include "tests/common/testkit.h"
+#include "tests/rules/rulestest.h"
+
+#include <string.h>
+
+/* The reading of RULES.md 5: listed order = infantry, armor, grenade, star, flag. */
+static const struct {
+    const char *ruleset;
+    const char *allies[FACE_COUNT]; /* indexed by enum face */
+    const char *axis[FACE_COUNT];
+} tables[] = {
+    {"island-hoppers",
+     {[FACE_INFANTRY] = "leathernecks",
+      [FACE_ARMOR] = "flamethrower-tanks",
+      [FACE_GRENADE] = "allied-air-supremacy",
+      [FACE_STAR] = "naval-struggle",
+      [FACE_FLAG] = "combat-engineers"},
+     {[FACE_INFANTRY] = "jungle-fighters",
+      [FACE_ARMOR] = "improvised-hospital",
+      [FACE_GRENADE] = "night-attacks",
+      [FACE_STAR] = "forward-command",
+      [FACE_FLAG] = "cave-construction"}},
+    {"bicycle-blitzkrieg",
+     {[FACE_INFANTRY] = "advanced-training",
+      [FACE_ARMOR] = "british-tank-regiment",
+      [FACE_GRENADE] = "relief",
+      [FACE_STAR] = "defensive-works",
+      [FACE_FLAG] = "fortifications"},
+     {[FACE_INFANTRY] = "no-bicycles",
+      [FACE_ARMOR] = "reinforcements",
+      [FACE_GRENADE] = "jungle-trained-troops",
+      [FACE_STAR] = "force-z",
+      [FACE_FLAG] = "juggernaut"}},
+    {"fall-of-poland",
+     {[FACE_INFANTRY] = "poland-mobilizes",
+      [FACE_ARMOR] = "dragoons-to-the-rescue",
+      [FACE_GRENADE] = "western-allies",
+      [FACE_STAR] = "minefields",
+      [FACE_FLAG] = "fortifications"},
+     {[FACE_INFANTRY] = "vehicle-troubles",
+      [FACE_ARMOR] = "panzers-outgunned",
+      [FACE_GRENADE] = "propaganda",
+      [FACE_STAR] = "german-partisans",
+      [FACE_FLAG] = "soviet-invasion"}},
+    {"break-through-normandy",
+     {[FACE_INFANTRY] = "reserves",
+      [FACE_ARMOR] = "priests",
+      [FACE_GRENADE] = "carpet-bombing",
+      [FACE_STAR] = "tigers",
+      [FACE_FLAG] = "friendly-fire"},
+     {[FACE_INFANTRY] = "reserves",
+      [FACE_ARMOR] = "tigers",
+      [FACE_GRENADE] = "friendly-fire",
+      [FACE_STAR] = "jabos",
+      [FACE_FLAG] = "resistance"}},
+};
+
+static void test_face_to_event(void)
+{
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        const struct ruleset *rs = rs_get(tables[t].ruleset);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+        CU_ASSERT_TRUE(rs->what_if.enabled);
+        for (int f = 0; f < FACE_COUNT; f++) {
+            const struct event_def *a = what_if_event(rs, SIDE_ALLIES, (enum face)f);
+            const struct event_def *x = what_if_event(rs, SIDE_AXIS, (enum face)f);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+            CU_ASSERT_STRING_EQUAL(a->id, tables[t].allies[f]);
+            CU_ASSERT_STRING_EQUAL(x->id, tables[t].axis[f]);
+            CU_ASSERT(strlen(a->name) > 0 && strlen(a->text) > 20);
+        }
+    }
+    /* Rulesets without What-if events pick nothing. */
+    const char *none[] = {"standard", "simplified", "cb1-flanking-caen"};
+    for (size_t i = 0; i < 3; i++)
+        CU_ASSERT_PTR_NULL(what_if_event(rs_get(none[i]), SIDE_ALLIES, FACE_STAR));
+}
+
+static const struct event_def *event(const char *ruleset, const char *id)
+{
+    const struct ruleset *rs = rs_get(ruleset);
+    for (int i = 0; rs && i < rs->what_if.nevents; i++)
+        if (strcmp(rs->what_if.events[i].id, id) == 0)
+            return &rs->what_if.events[i];
+    CU_FAIL("event not found");
+    return NULL;
+}
+
+struct token_case {
+    const char *ruleset, *event;
+    enum side roller;
+    bool already;
+    int before[2], after[2];
+    bool changed;
+};
+
+static const struct token_case token_cases[] = {
+    {"bicycle-blitzkrieg", "relief", SIDE_ALLIES, false, {2, 2}, {4, 2}, true},
+    {"bicycle-blitzkrieg", "reinforcements", SIDE_AXIS, false, {2, 2}, {2, 3}, true},
+    {"bicycle-blitzkrieg", "juggernaut", SIDE_AXIS, false, {2, 2}, {2, 4}, true},
+    {"bicycle-blitzkrieg", "force-z", SIDE_AXIS, false, {2, 3}, {2, 0}, true},
+    {"bicycle-blitzkrieg", "force-z", SIDE_AXIS, false, {2, 0}, {2, 0}, false},
+    {"bicycle-blitzkrieg", "advanced-training", SIDE_ALLIES, false, {2, 2}, {2, 2}, false},
+    {"fall-of-poland", "german-partisans", SIDE_AXIS, false, {3, 2}, {1, 2}, true},
+    {"fall-of-poland", "german-partisans", SIDE_AXIS, false, {1, 2}, {0, 2}, true},
+    {"fall-of-poland", "german-partisans", SIDE_AXIS, false, {0, 2}, {0, 2}, false},
+    /* Western Allies waits for the end of the first battle. */
+    {"fall-of-poland", "western-allies", SIDE_ALLIES, false, {2, 3}, {2, 3}, false},
+    {"break-through-normandy", "reserves", SIDE_ALLIES, false, {2, 2}, {3, 2}, true},
+    {"break-through-normandy", "reserves", SIDE_AXIS, false, {2, 2}, {2, 3}, true},
+    /* Both rolled Reserves: the second roller takes a token too (its text says so). */
+    {"break-through-normandy", "reserves", SIDE_AXIS, true, {3, 2}, {3, 3}, true},
+    {"break-through-normandy", "resistance", SIDE_AXIS, false, {2, 2}, {2, 1}, true},
+    /* Rolled twice, an event that does not stack applies once. */
+    {"bicycle-blitzkrieg", "relief", SIDE_ALLIES, true, {4, 2}, {4, 2}, false},
+};
+
+static void test_token_effects(void)
+{
+    for (size_t i = 0; i < sizeof token_cases / sizeof token_cases[0]; i++) {
+        const struct token_case *c = &token_cases[i];
+        const struct event_def *ev = event(c->ruleset, c->event);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+        int t[2] = {c->before[0], c->before[1]};
+        CU_ASSERT_EQUAL(what_if_apply_now(ev, c->roller, c->already, t), c->changed);
+        if (t[0] != c->after[0] || t[1] != c->after[1])
+            fprintf(stderr, "\n%s %s: tokens %d/%d, want %d/%d\n", c->ruleset, c->event, t[0], t[1],
+                    c->after[0], c->after[1]);
+        CU_ASSERT_EQUAL(t[0], c->after[0]);
+        CU_ASSERT_EQUAL(t[1], c->after[1]);
+    }
+}
+
+static void test_after_first_battle(void)
+{
+    const struct event_def *ev = event("fall-of-poland", "western-allies");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    enum side rollers[1] = {SIDE_ALLIES};
+    int t[2] = {2, 3};
+    CU_ASSERT_FALSE(what_if_apply_after_battle(ev, rollers, 1, 2, t));
+    CU_ASSERT_EQUAL(t[1], 3);
+    CU_ASSERT_TRUE(what_if_apply_after_battle(ev, rollers, 1, 1, t));
+    CU_ASSERT_EQUAL(t[0], 2);
+    CU_ASSERT_EQUAL(t[1], 0);
+    /* An event with only immediate effects does nothing after a battle. */
+    const struct event_def *relief = event("bicycle-blitzkrieg", "relief");
+    int u[2] = {1, 1};
+    CU_ASSERT_FALSE(what_if_apply_after_battle(relief, rollers, 1, 1, u));
+    CU_ASSERT_EQUAL(u[0], 1);
+}
+
+struct scope_case {
+    const char *ruleset, *event;
+    int battle;
+    const char *scenario;
+    bool shown;
+};
+
+static const struct scope_case scope_cases[] = {
+    {"bicycle-blitzkrieg", "advanced-training", 1, "Kota Bharu", true},
+    {"bicycle-blitzkrieg", "advanced-training", 7, "Singapore", true},
+    {"bicycle-blitzkrieg", "no-bicycles", 1, "Kota Bharu", false},
+    {"bicycle-blitzkrieg", "no-bicycles", 2, "Ban Sadao", false},
+    {"bicycle-blitzkrieg", "no-bicycles", 2, "battle of ban sadao", false},
+    {"bicycle-blitzkrieg", "no-bicycles", 3, "Jitra", true},
+    {"bicycle-blitzkrieg", "fortifications", 3, "Jitra", false},
+    {"bicycle-blitzkrieg", "fortifications", 6, "Singapore", true},
+    {"bicycle-blitzkrieg", "defensive-works", 1, "Kota Bharu", true},
+    {"bicycle-blitzkrieg", "defensive-works", 2, "Jitra", false},
+    {"bicycle-blitzkrieg", "relief", 1, "Kota Bharu", false}, /* a token change only */
+    {"fall-of-poland", "poland-mobilizes", 1, "Mokra", true},
+    {"fall-of-poland", "poland-mobilizes", 2, "Hel", true},
+    {"fall-of-poland", "poland-mobilizes", 3, "Kupa", false},
+    {"fall-of-poland", "minefields", 4, "Kupa", true},
+    {"fall-of-poland", "minefields", 4, "Hel Peninsula", true},
+    {"fall-of-poland", "minefields", 1, "Mokra", false},
+    {"fall-of-poland", "soviet-invasion", 5, "Szack", true},
+    {"fall-of-poland", "soviet-invasion", 5, "Hel", false},
+};
+
+static void test_scopes(void)
+{
+    for (size_t i = 0; i < sizeof scope_cases / sizeof scope_cases[0]; i++) {
+        const struct scope_case *c = &scope_cases[i];
+        const struct event_def *ev = event(c->ruleset, c->event);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+        bool shown = scope_applies(&ev->scope, c->battle, c->scenario);
+        if (shown != c->shown)
+            fprintf(stderr, "\n%s at battle %d (%s): %d\n", c->event, c->battle, c->scenario,
+                    shown);
+        CU_ASSERT_EQUAL(shown, c->shown);
+    }
+}
+
+static void test_stacking_flags(void)
+{
+    CU_ASSERT_TRUE(event("break-through-normandy", "reserves")->stacks);
+    CU_ASSERT_FALSE(event("break-through-normandy", "tigers")->stacks);
+    CU_ASSERT_FALSE(event("break-through-normandy", "friendly-fire")->stacks);
+}
+
+void register_whatif_tests(void)
+{
+    CU_pSuite s = CU_add_suite("what-if events", NULL, NULL);
+    CU_add_test(s, "face -> event, per side, per ruleset", test_face_to_event);
+    CU_add_test(s, "token effects (add, set to 0, never below 0, twice)", test_token_effects);
+    CU_add_test(s, "effects after the first battle", test_after_first_battle);
+    CU_add_test(s, "standing effect scopes", test_scopes);
+    CU_add_test(s, "which events stack", test_stacking_flags);
+}
