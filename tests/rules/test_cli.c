@@ -18,8 +18,12 @@ static int m44(const char *args, char **out)
     char *buf = malloc(cap);
     while ((got = fread(buf + n, 1, cap - n - 1, p)) > 0) {
         n += got;
-        if (n + 1 >= cap)
-            buf = realloc(buf, cap *= 2);
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                break;
+            buf = nb;
+        }
     }
     buf[n] = '\0';
     int st = pclose(p);

@@ -514,7 +514,7 @@ static void test_all_pairs(void)
                     char ids[16][80];
                     char *want[16];
                     int nwant = expected_ids(os, f[0], f[1], ids, want);
-                    char *have[RULES_MAX_OFFERED];
+                    char *have[RULES_MAX_OFFERED] = {NULL};
                     for (int k = 0; k < got.n; k++) {
                         have[k] = got.o[k].id;
                         check_option(os, &got.o[k], f);
