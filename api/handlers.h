@@ -9,4 +9,40 @@ void handle_healthz(struct req *r);
 void handle_readyz(struct req *r);
 void handle_metrics(struct req *r);
 
+/* api/rulesets.c */
+void handle_rulesets_list(struct req *r);
+void handle_rulesets_get(struct req *r);
+
+/* api/campaigns_*.c, api/campaign_role.c */
+void handle_campaigns_create(struct req *r);
+void handle_campaigns_list(struct req *r);
+void handle_campaigns_get(struct req *r);
+void handle_campaign_role(struct req *r);
+
+/* api/what_if.c, api/battles_*.c, api/victory_events.c, api/reserve_*.c, api/result.c */
+void handle_what_if(struct req *r);
+void handle_battles_create(struct req *r);
+void handle_battles_get(struct req *r);
+void handle_victory_events(struct req *r);
+void handle_reserve_roll(struct req *r);
+void handle_reserve_choice(struct req *r);
+void handle_result(struct req *r);
+
+/* api/finish.c */
+void handle_finish(struct req *r);
+void handle_rotate_seed(struct req *r);
+
+/* api/rolls_list.c */
+void handle_rolls_list(struct req *r);
+void handle_campaign_log(struct req *r);
+
+/* api/export.c */
+void handle_export(struct req *r);
+void handle_import(struct req *r);
+
+/* api/openapi.c, api/static.c */
+void handle_openapi(struct req *r);
+void handle_index(struct req *r);
+void handle_asset(struct req *r);
+
 #endif

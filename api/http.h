@@ -1,8 +1,9 @@
 /*
  * The request context every handler receives, and the reply helpers.
  *
- * A handler runs once the whole body has arrived (and was within --max-body). It must end
- * by calling exactly one reply_* function, or req_suspend (long polls).
+ * A handler runs once the whole body has arrived (and was within --max-body), on the HTTP
+ * thread or, for routes marked `db`, on a database worker. It must end by calling exactly one
+ * reply_* function, or ask to be parked (long polls: see park_seconds below).
  */
 #ifndef M44_API_HTTP_H
 #define M44_API_HTTP_H
@@ -36,9 +37,16 @@ struct req {
     int status; /* status of the queued reply, 0 while none */
     struct timespec start;
 
-    /* Long polling: a handler may suspend the request and run again when resumed. */
+    /* Set while the connection is suspended (the handler runs on a database worker). */
     bool suspended;
-    int resumes;
+    /* Long polling: a handler that wants to wait sets park_seconds (and the campaign and the
+     * version it saw) and returns without replying; the worker parks the request
+     * (api/waiters.h). The handler runs again, with `waited` set, when the campaign changes
+     * or the wait ends. */
+    double park_seconds;
+    char park_campaign[40];
+    long long park_version;
+    bool waited;
     void *state;
     void (*free_state)(void *state);
 };

@@ -42,6 +42,7 @@ static const struct problem_info infos[PROBLEM_COUNT] = {
                                         "The Idempotency-Key was used for a different request"},
     [PROBLEM_UNAVAILABLE] = {503, "database-unavailable",
                              "The database is unavailable; retry shortly"},
+    [PROBLEM_SHUTTING_DOWN] = {503, "shutting-down", "The server is shutting down"},
     [PROBLEM_INTERNAL] = {500, "internal-error", "Internal error"},
 };
 

@@ -43,6 +43,7 @@ enum problem_code {
     PROBLEM_IDEMPOTENCY_KEY_REUSED,
     /* 5xx: our side */
     PROBLEM_UNAVAILABLE,
+    PROBLEM_SHUTTING_DOWN,
     PROBLEM_INTERNAL,
     PROBLEM_COUNT
 };

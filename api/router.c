@@ -8,9 +8,32 @@
 
 /* The whole API at a glance. The OpenAPI document is checked against this table by a test. */
 static const struct route routes[] = {
-    {"GET", "/healthz", handle_healthz},
-    {"GET", "/readyz", handle_readyz},
-    {"GET", "/metrics", handle_metrics},
+    {"GET", "/healthz", handle_healthz, false},
+    {"GET", "/readyz", handle_readyz, true},
+    {"GET", "/metrics", handle_metrics, false},
+    {"GET", "/", handle_index, false},
+    {"GET", "/c/{id}", handle_index, false},
+    {"GET", "/assets/{file}", handle_asset, false},
+    {"GET", "/api/v1/openapi.json", handle_openapi, false},
+    {"GET", "/api/v1/rulesets", handle_rulesets_list, false},
+    {"GET", "/api/v1/rulesets/{id}", handle_rulesets_get, false},
+    {"POST", "/api/v1/campaigns", handle_campaigns_create, true},
+    {"GET", "/api/v1/campaigns", handle_campaigns_list, true},
+    {"POST", "/api/v1/campaigns/import", handle_import, true},
+    {"GET", "/api/v1/campaigns/{id}", handle_campaigns_get, true},
+    {"GET", "/api/v1/campaigns/{id}/role", handle_campaign_role, true},
+    {"GET", "/api/v1/campaigns/{id}/rolls", handle_rolls_list, true},
+    {"GET", "/api/v1/campaigns/{id}/log", handle_campaign_log, true},
+    {"GET", "/api/v1/campaigns/{id}/export", handle_export, true},
+    {"POST", "/api/v1/campaigns/{id}/what-if", handle_what_if, true},
+    {"POST", "/api/v1/campaigns/{id}/battles", handle_battles_create, true},
+    {"GET", "/api/v1/campaigns/{id}/battles/{n}", handle_battles_get, true},
+    {"POST", "/api/v1/campaigns/{id}/battles/{n}/victory-events", handle_victory_events, true},
+    {"POST", "/api/v1/campaigns/{id}/battles/{n}/reserve-roll", handle_reserve_roll, true},
+    {"POST", "/api/v1/campaigns/{id}/battles/{n}/reserve-choice", handle_reserve_choice, true},
+    {"POST", "/api/v1/campaigns/{id}/battles/{n}/result", handle_result, true},
+    {"POST", "/api/v1/campaigns/{id}/finish", handle_finish, true},
+    {"POST", "/api/v1/campaigns/{id}/rotate-seed", handle_rotate_seed, true},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])

@@ -2,6 +2,7 @@
 #ifndef M44_API_ROUTER_H
 #define M44_API_ROUTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct req;
@@ -11,6 +12,7 @@ struct route {
     const char *method;  /* "GET" or "POST" (HEAD is served by GET routes) */
     const char *pattern; /* segments; "{name}" matches one non-empty segment */
     handler_fn handler;
+    bool db; /* runs on a database worker (api/jobs.h), not on the HTTP thread */
 };
 
 /* The table and its size. */

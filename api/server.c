@@ -1,6 +1,8 @@
 #include "api/server.h"
 
 #include "api/http.h"
+#include "api/jobs.h"
+#include "api/waiters.h"
 #include "api/metrics.h"
 #include "api/router.h"
 #include "util/log.h"
@@ -105,7 +107,19 @@ static void dispatch(struct req *r)
         return;
     }
     r->route = route;
+    if (route->db) {
+        /* The handler runs on a database worker; this thread goes on serving others. */
+        r->suspended = true;
+        MHD_suspend_connection(r->conn);
+        jobs_push(r);
+        return;
+    }
     route->handler(r);
+    if (!r->status) {
+        log_msg(LOG_ERROR, "http", "handler for %s %s returned without a reply", r->method,
+                r->path);
+        reply_problem(r, PROBLEM_INTERNAL, "The server did not produce a reply.");
+    }
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -166,25 +180,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                       options.max_body);
         return MHD_YES;
     }
-    if (r->status)
+    if (r->status || r->suspended)
         return MHD_YES;
-    if (r->suspended) {
-        r->suspended = false; /* resumed: run the handler again */
-        r->resumes++;
-        if (!r->route) {
-            reply_problem(r, PROBLEM_INTERNAL, "Resumed request without a route.");
-            return MHD_YES;
-        }
-        r->route->handler(r);
-    } else {
-        dispatch(r);
-    }
-    if (!r->status && !r->suspended) {
-        log_msg(LOG_ERROR, "http", "handler for %s %s returned without a reply", r->method,
-                r->path);
-        reply_problem(r, PROBLEM_INTERNAL, "The server did not produce a reply.");
-    }
-    return r->status || r->suspended ? MHD_YES : MHD_NO;
+    dispatch(r);
+    return MHD_YES;
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -201,6 +200,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 bool http_start(const struct http_options *opts)
 {
     options = *opts;
+    if (!jobs_start(opts->threads) || !waiters_start()) {
+        jobs_stop();
+        return false;
+    }
     struct addrinfo hints = {.ai_family = AF_UNSPEC,
                              .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV};
@@ -233,10 +236,13 @@ bool http_start(const struct http_options *opts)
     if (!daemon_handle) {
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
                 opts->host, opts->port);
+        waiters_release_all();
+        jobs_stop();
+        waiters_stop();
         return false;
     }
-    log_msg(LOG_INFO, "http", "listening on %s:%u with %u threads", opts->host, opts->port,
-            opts->threads);
+    log_msg(LOG_INFO, "http", "listening on %s:%u with %u HTTP threads and %u database workers",
+            opts->host, opts->port, opts->http_threads, opts->threads);
     return true;
 }
 
@@ -247,12 +253,16 @@ void http_quiesce(void)
     MHD_socket fd = MHD_quiesce_daemon(daemon_handle);
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
+    /* Long polls answer now rather than hold the shutdown. */
+    waiters_release_all();
 }
 
 void http_stop(void)
 {
     if (!daemon_handle)
         return;
+    jobs_stop();
     MHD_stop_daemon(daemon_handle);
     daemon_handle = NULL;
+    waiters_stop();
 }

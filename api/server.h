@@ -8,7 +8,8 @@
 struct http_options {
     const char *host;
     unsigned port;
-    unsigned threads;
+    unsigned threads;      /* database workers */
+    unsigned http_threads; /* libmicrohttpd polling threads */
     size_t max_body;
     unsigned timeout;
     unsigned max_connections;

@@ -1,5 +1,6 @@
 #include "rules/to_json.h"
 
+#include <stdio.h>
 #include <string.h>
 
 json_t *faces_to_json(const enum face *faces, int n)
@@ -37,6 +38,61 @@ json_t *options_to_json(const struct option_list *list)
     for (int i = 0; i < list->n; i++)
         json_array_append_new(a, option_to_json(&list->o[i]));
     return a;
+}
+
+int options_from_json(json_t *a, struct option_list *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!json_is_array(a) || json_array_size(a) > RULES_MAX_OFFERED)
+        return -1;
+    size_t i;
+    json_t *o;
+    json_array_foreach(a, i, o)
+    {
+        struct option *op = &out->o[out->n];
+        const char *id = json_string_value(json_object_get(o, "id"));
+        const char *text = json_string_value(json_object_get(o, "text"));
+        json_t *dice = json_object_get(o, "dice"), *grants = json_object_get(o, "grants");
+        if (!id || !text || !json_is_array(dice) || json_array_size(dice) < 1 ||
+            json_array_size(dice) > 2 || !json_is_array(grants) || json_array_size(grants) < 1 ||
+            json_array_size(grants) > RS_MAX_OPTION_GRANTS ||
+            !json_is_integer(json_object_get(o, "cost")))
+            return -1;
+        snprintf(op->id, sizeof op->id, "%s", id);
+        snprintf(op->key, sizeof op->key, "%.*s", (int)strcspn(id, "@"), id);
+        snprintf(op->text, sizeof op->text, "%s", text);
+        op->cost = (int)json_integer_value(json_object_get(o, "cost"));
+        op->ndice = (int)json_array_size(dice);
+        op->dice[1] = -1;
+        for (int d = 0; d < op->ndice; d++)
+            op->dice[d] = (int)json_integer_value(json_array_get(dice, (size_t)d));
+        op->ngrants = (int)json_array_size(grants);
+        for (int g = 0; g < op->ngrants; g++)
+            snprintf(op->grants[g], RS_GRANT_MAX, "%s",
+                     json_string_value(json_array_get(grants, (size_t)g))
+                         ? json_string_value(json_array_get(grants, (size_t)g))
+                         : "");
+        out->n++;
+    }
+    return 0;
+}
+
+json_t *scope_to_json(const struct scope *sc)
+{
+    static const char *const kinds[] = {"none", "campaign", "except", "only", "battles", "once"};
+    json_t *j = json_pack("{s:s}", "kind", kinds[sc->kind]);
+    if (sc->kind == SCOPE_EXCEPT || sc->kind == SCOPE_ONLY) {
+        json_t *a = json_array();
+        for (int i = 0; i < sc->n; i++)
+            json_array_append_new(a, json_string(sc->scenarios[i]));
+        json_object_set_new(j, "scenarios", a);
+    } else if (sc->kind == SCOPE_BATTLES) {
+        json_t *a = json_array();
+        for (int i = 0; i < sc->n; i++)
+            json_array_append_new(a, json_integer(sc->battles[i]));
+        json_object_set_new(j, "battles", a);
+    }
+    return j;
 }
 
 json_t *instruction_to_json(const struct instruction *in)

@@ -19,6 +19,12 @@ int faces_from_json(json_t *j, enum face *out, int max);
 json_t *option_to_json(const struct option *o);
 json_t *options_to_json(const struct option_list *list);
 
+/* The reverse of options_to_json, for options stored with a roll. -1 when malformed. */
+int options_from_json(json_t *a, struct option_list *out);
+
+/* {"kind", "scenarios" | "battles"} */
+json_t *scope_to_json(const struct scope *sc);
+
 /* {"roller", "face", "text"} */
 json_t *instruction_to_json(const struct instruction *in);
 

@@ -14,6 +14,7 @@ struct config {
     unsigned listen_port;
     char database[1024];
     long threads;
+    long http_threads;
     long max_body;
     char log_format[8]; /* "text" or "json" */
     long timeout;       /* seconds an idle connection may stay open */

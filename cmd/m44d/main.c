@@ -116,6 +116,7 @@ int main(int argc, char **argv)
         .host = cfg.listen_host,
         .port = cfg.listen_port,
         .threads = (unsigned)cfg.threads,
+        .http_threads = (unsigned)cfg.http_threads,
         .max_body = (size_t)cfg.max_body,
         .timeout = (unsigned)cfg.timeout,
         .max_connections = (unsigned)cfg.max_connections,

@@ -25,11 +25,12 @@ CREATE TABLE campaigns (
     finished_at     timestamptz
 );
 
--- Server seeds (RULES.md 1.2). Only the commitment is public until revealed_at is set.
+-- Server seeds (RULES.md 1.2). Only the commitment is public until revealed_at is set. A
+-- campaign imported before its end has its earlier, unrevealed seed only as a commitment.
 CREATE TABLE seeds (
     campaign_id  uuid NOT NULL REFERENCES campaigns (id),
     epoch        integer NOT NULL,
-    seed         bytea NOT NULL CHECK (length(seed) = 32),
+    seed         bytea CHECK (seed IS NULL OR length(seed) = 32), -- NULL: imported, unknown
     commitment   text NOT NULL,
     revealed_at  timestamptz,
     PRIMARY KEY (campaign_id, epoch)

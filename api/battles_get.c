@@ -1,0 +1,29 @@
+/* GET /api/v1/campaigns/{id}/battles/{n}: a battle's phase, rolls, options, instructions. */
+#include "api/common.h"
+#include "api/handlers.h"
+#include "api/views.h"
+
+static enum cres show(struct db *db, struct req *r, struct campaign *c, void *arg)
+{
+    int n = *(int *)arg;
+    struct battle *b = campaign_battle(c, n);
+    if (!b) {
+        reply_problem(r, PROBLEM_NOT_FOUND, "Campaign %s has no battle %d.", c->id, n);
+        return C_OK;
+    }
+    json_t *j = view_battle(db, c, b);
+    if (!j)
+        return C_DBERR;
+    char etag[40];
+    etag_of(c->version, etag, sizeof etag);
+    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
+    reply_json_headers(r, 200, j, headers);
+    return C_OK;
+}
+
+void handle_battles_get(struct req *r)
+{
+    int n = path_battle(r, r->params[1]);
+    if (n > 0)
+        read_campaign(r, show, &n);
+}

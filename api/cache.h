@@ -1,0 +1,16 @@
+/*
+ * Rendered campaign standings, by campaign id and version. A version changes with every write
+ * (in any m44d process, since the version comes from the database), so an entry is never
+ * stale: GET reads the version (one primary-key lookup) and serves the rendering it has.
+ */
+#ifndef M44_API_CACHE_H
+#define M44_API_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A copy of the body for (id, version) into *body (caller frees), or false. */
+bool cache_get(const char *id, long long version, char **body, size_t *len);
+void cache_put(const char *id, long long version, const char *body, size_t len);
+
+#endif

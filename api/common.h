@@ -1,0 +1,33 @@
+/* Helpers shared by the endpoint handlers. */
+#ifndef M44_API_COMMON_H
+#define M44_API_COMMON_H
+
+#include "api/json_in.h"
+#include "api/write.h"
+#include "campaign/campaign.h"
+
+/*
+ * The body of a rolling POST: {} or {"client_seed": "..."} for a server roll, or
+ * {"faces": [...]} with the faces rolled at the table. Replies 400 and returns false when the
+ * body is malformed; the count of faces is checked later against the roll.
+ */
+bool parse_roll_body(struct req *r, struct roll_input *in);
+
+/*
+ * Loads campaign params[0] for reading (no lock) and calls `fn`, all in one read transaction;
+ * replies with 404 / 503 itself. On success `fn` replies, or leaves it to the caller (which
+ * sees r->status still 0).
+ */
+typedef enum cres (*read_fn)(struct db *db, struct req *r, struct campaign *c, void *arg);
+void read_campaign(struct req *r, read_fn fn, void *arg);
+
+/* Replies 503 (database unavailable) or 500 (logged) for a transaction that did not commit. */
+void reply_db_failure(struct req *r, enum db_result res);
+
+/* The side a side's key acts for (valid after write_run's checks with NEED_SIDE). */
+static inline enum side acting_side(const struct write_ctx *w)
+{
+    return w->role == ROLE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+}
+
+#endif

@@ -1,0 +1,158 @@
+#include "api/json_in.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool jerr_set(struct jerr *e, enum problem_code code, const char *field, const char *fmt, ...)
+{
+    e->code = code;
+    snprintf(e->field, sizeof e->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->detail, sizeof e->detail, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+json_t *jget(json_t *obj, const char *name)
+{
+    json_t *v = json_object_get(obj, name);
+    return json_is_null(v) ? NULL : v;
+}
+
+json_t *body_parse(const struct req *r, struct jerr *e)
+{
+    if (!r->body || r->body_len == 0)
+        return json_object();
+    json_error_t je;
+    json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        jerr_set(e, PROBLEM_MALFORMED_JSON, "",
+                 "The body is not valid JSON: %s (line %d, "
+                 "column %d).",
+                 je.text, je.line, je.column);
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        jerr_set(e, PROBLEM_MALFORMED_JSON, "", "The body must be a JSON object.");
+        return NULL;
+    }
+    return j;
+}
+
+static const char *kind_name(enum jkind k)
+{
+    switch (k) {
+    case JK_STRING:
+        return "a string";
+    case JK_INT:
+        return "an integer";
+    case JK_BOOL:
+        return "true or false";
+    case JK_OBJECT:
+        return "an object";
+    case JK_ARRAY:
+        return "an array";
+    case JK_SIDE:
+        return "\"allies\" or \"axis\"";
+    case JK_ANY:
+        break;
+    }
+    return "a value";
+}
+
+static bool check_value(json_t *v, const struct jfield *f, const char *path, struct jerr *e)
+{
+    switch (f->kind) {
+    case JK_STRING: {
+        if (!json_is_string(v))
+            break;
+        size_t len = json_string_length(v);
+        if ((long)len < f->min || (long)len > f->max) {
+            if (f->min > 0 && (long)len < f->min)
+                return jerr_set(e, PROBLEM_INVALID_FIELD, path,
+                                "%s must not be empty (at most %ld bytes).", path, f->max);
+            return jerr_set(e, PROBLEM_INVALID_FIELD, path,
+                            "%s is %zu bytes long; at most %ld are allowed.", path, len, f->max);
+        }
+        return true;
+    }
+    case JK_INT:
+        if (!json_is_integer(v))
+            break;
+        if (json_integer_value(v) < f->min || json_integer_value(v) > f->max)
+            return jerr_set(e, PROBLEM_INVALID_FIELD, path,
+                            "%s must be an integer from %ld to %ld.", path, f->min, f->max);
+        return true;
+    case JK_BOOL:
+        if (!json_is_boolean(v))
+            break;
+        return true;
+    case JK_OBJECT:
+        if (!json_is_object(v))
+            break;
+        return f->fields ? body_check(v, f->fields, path, e) : true;
+    case JK_ARRAY:
+        if (!json_is_array(v))
+            break;
+        if ((long)json_array_size(v) < f->min || (long)json_array_size(v) > f->max)
+            return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s must have from %ld to %ld items.",
+                            path, f->min, f->max);
+        return true;
+    case JK_SIDE: {
+        const char *s = json_string_value(v);
+        if (!s || (strcmp(s, "allies") != 0 && strcmp(s, "axis") != 0))
+            break;
+        return true;
+    }
+    case JK_ANY:
+        return true;
+    }
+    return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s must be %s.", path, kind_name(f->kind));
+}
+
+bool body_check(json_t *obj, const struct jfield *spec, const char *path, struct jerr *e)
+{
+    char sub[160];
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        const struct jfield *f = spec;
+        while (f->name && strcmp(f->name, key) != 0)
+            f++;
+        snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+        if (!f->name) {
+            /* Name the known fields so the client sees what was meant. */
+            char known[256] = "";
+            for (const struct jfield *k = spec; k->name; k++) {
+                size_t l = strlen(known);
+                snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", k->name);
+            }
+            return jerr_set(e, PROBLEM_UNKNOWN_FIELD, sub, "Unknown field \"%s\"; this takes: %s.",
+                            sub, known);
+        }
+        if (json_is_null(v)) {
+            if (f->nullable)
+                continue;
+            return jerr_set(e, PROBLEM_INVALID_FIELD, sub, "%s must be %s, not null.", sub,
+                            kind_name(f->kind));
+        }
+        if (!check_value(v, f, sub, e))
+            return false;
+    }
+    for (const struct jfield *f = spec; f->name; f++)
+        if (f->required && !jget(obj, f->name)) {
+            snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", f->name);
+            return jerr_set(e, PROBLEM_MISSING_FIELD, sub, "%s is required.", sub);
+        }
+    return true;
+}
+
+void reply_jerr(struct req *r, const struct jerr *e)
+{
+    reply_problem_extra(r, e->code, e->field[0] ? json_pack("{s:s}", "field", e->field) : NULL,
+                        "%s", e->detail);
+}

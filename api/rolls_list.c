@@ -1,0 +1,34 @@
+/* GET /api/v1/campaigns/{id}/rolls (the roll log) and .../log (the event log). */
+#include "api/common.h"
+#include "api/handlers.h"
+#include "api/views.h"
+
+static enum cres rolls(struct db *db, struct req *r, struct campaign *c, void *arg)
+{
+    (void)arg;
+    json_t *j = view_rolls(db, c);
+    if (!j)
+        return C_DBERR;
+    reply_json(r, 200, j);
+    return C_OK;
+}
+
+void handle_rolls_list(struct req *r)
+{
+    read_campaign(r, rolls, NULL);
+}
+
+static enum cres log_view(struct db *db, struct req *r, struct campaign *c, void *arg)
+{
+    (void)arg;
+    json_t *j = view_log(db, c);
+    if (!j)
+        return C_DBERR;
+    reply_json(r, 200, j);
+    return C_OK;
+}
+
+void handle_campaign_log(struct req *r)
+{
+    read_campaign(r, log_view, NULL);
+}

@@ -1,0 +1,335 @@
+#include "api/views.h"
+
+#include "db/store.h"
+#include "rules/to_json.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *pair_json(const int v[SIDE_COUNT])
+{
+    return json_pack("{s:i, s:i}", "allies", v[SIDE_ALLIES], "axis", v[SIDE_AXIS]);
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *side_or_null(int s)
+{
+    return s >= 0 ? json_string(side_name((enum side)s)) : json_null();
+}
+
+static json_t *result_json(const struct battle *b)
+{
+    if (b->phase != PHASE_FINISHED)
+        return json_null();
+    return json_pack("{s:o, s:o, s:o, s:o}", "winner", side_or_null(b->winner), "medals",
+                     pair_json(b->medals), "undeployed_reserves", pair_json(b->undeployed),
+                     "objective_medals", pair_json(b->objective));
+}
+
+static json_t *effect_json(const struct effect_row *e)
+{
+    json_t *by = json_array();
+    for (int s = 0; s < SIDE_COUNT; s++)
+        if (e->rolled_by[s])
+            json_array_append_new(by, json_string(side_name((enum side)s)));
+    json_t *j = json_pack("{s:s, s:o}", "id", e->event_id, "rolled_by", by);
+    json_object_update(j, e->data);
+    return j;
+}
+
+/* Whether a standing effect is shown at battle b (its scope, as rolled). */
+static bool effect_applies(const struct effect_row *e, const struct battle *b)
+{
+    json_t *scope = json_object_get(e->data, "scope");
+    const char *kind = json_string_value(json_object_get(scope, "kind"));
+    struct scope sc = {.kind = SCOPE_NONE};
+    static const char *const kinds[] = {"none", "campaign", "except", "only", "battles", "once"};
+    for (int k = 0; kind && k < 6; k++)
+        if (strcmp(kind, kinds[k]) == 0)
+            sc.kind = (enum scope_kind)k;
+    json_t *list = json_object_get(scope, sc.kind == SCOPE_BATTLES ? "battles" : "scenarios");
+    for (size_t i = 0; i < json_array_size(list) && sc.n < RS_MAX_SCOPE_ITEMS; i++, sc.n++) {
+        json_t *v = json_array_get(list, i);
+        if (json_is_integer(v))
+            sc.battles[sc.n] = (int)json_integer_value(v);
+        else
+            snprintf(sc.scenarios[sc.n], RS_NAME_MAX, "%s", json_string_value(v));
+    }
+    return scope_applies(&sc, b->number, b->scenario);
+}
+
+static json_t *scenario_json(const struct scenario_def *s)
+{
+    return json_pack("{s:s, s:s, s:o, s:i, s:o}", "scenario", s->name, "first_player",
+                     side_name(s->first_player), "cards", pair_json(s->cards), "medals_to_win",
+                     s->medals_to_win, "reserve_tokens_added", pair_json(s->tokens_added));
+}
+
+static json_t *seeds_json(const struct campaign *c)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < c->nseeds; i++) {
+        const struct seed *s = &c->seeds[i];
+        json_t *j = json_pack("{s:i, s:s, s:o}", "epoch", s->epoch, "commitment", s->commitment,
+                              "revealed_at", str_or_null(s->revealed ? s->revealed_at : NULL));
+        if (s->revealed && s->known) {
+            char hex[2 * SEED_BYTES + 1];
+            sodium_bin2hex(hex, sizeof hex, s->bytes, SEED_BYTES);
+            json_object_set_new(j, "server_seed", json_string(hex));
+        } else {
+            json_object_set_new(j, "server_seed", json_null());
+        }
+        json_array_append_new(a, j);
+    }
+    return a;
+}
+
+static const struct seed *seed_of_epoch(const struct campaign *c, int epoch)
+{
+    for (int i = 0; i < c->nseeds; i++)
+        if (c->seeds[i].epoch == epoch)
+            return &c->seeds[i];
+    return NULL;
+}
+
+static json_t *ledger_json(struct db *db, const struct campaign *c)
+{
+    PGresult *r = db_ledger(db, c->id);
+    if (!r)
+        return NULL;
+    json_t *a = json_array();
+    for (int i = 0; i < PQntuples(r); i++)
+        json_array_append_new(
+            a, json_pack("{s:I, s:s, s:i, s:i, s:s, s:o, s:s}", "seq",
+                         (json_int_t)atoll(PQgetvalue(r, i, 0)), "side", PQgetvalue(r, i, 1),
+                         "delta", atoi(PQgetvalue(r, i, 2)), "balance", atoi(PQgetvalue(r, i, 3)),
+                         "reason", PQgetvalue(r, i, 4), "battle",
+                         db_val(r, i, 5) ? json_integer(atoi(PQgetvalue(r, i, 5))) : json_null(),
+                         "at", PQgetvalue(r, i, 6)));
+    PQclear(r);
+    return a;
+}
+
+json_t *view_campaign(struct db *db, struct campaign *c)
+{
+    struct standing st;
+    struct outcome o = {.winner = -1};
+    campaign_standing(c, &st);
+    if (c->rse)
+        campaign_outcome(c->rse->rs, &st, &o);
+    json_t *sides = json_object();
+    for (int s = 0; s < SIDE_COUNT; s++)
+        json_object_set_new(sides, side_name((enum side)s),
+                            json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "player", c->players[s],
+                                      "battles_won", st.battles_won[s], "medals", st.medals[s],
+                                      "objective_medals", st.objective_medals[s], "victory_points",
+                                      o.victory_points[s], "reserve_tokens", c->tokens[s]));
+    json_t *battles = json_array();
+    for (int i = 0; i < c->nbattles; i++) {
+        const struct battle *b = &c->battles[i];
+        json_array_append_new(
+            battles, json_pack("{s:i, s:s, s:s, s:s, s:o}", "number", b->number, "scenario",
+                               b->scenario, "phase", phase_name(b->phase), "first_player",
+                               side_name(b->first_player), "result", result_json(b)));
+    }
+    json_t *effects = json_array();
+    for (int i = 0; i < c->neffects; i++)
+        json_array_append_new(effects, effect_json(&c->effects[i]));
+    struct battle *cur = campaign_current(c);
+    json_t *waiting = NULL;
+    if (cur && cur->phase != PHASE_FINISHED) {
+        struct battle_detail d;
+        if (battle_detail_load(db, c, cur->number, &d) != C_OK)
+            goto fail;
+        waiting = battle_waiting_for(c, cur, &d);
+        battle_detail_free(&d);
+    } else {
+        waiting = json_array();
+        for (int s = 0; s < SIDE_COUNT && !cur && c->what_if; s++)
+            if (!c->what_if_event[s][0]) {
+                char item[32];
+                snprintf(item, sizeof item, "%s:what-if", side_name((enum side)s));
+                json_array_append_new(waiting, json_string(item));
+            }
+        if (!c->finished)
+            json_array_append_new(waiting, json_string(campaign_next_scenario(c) == SCENARIO_END
+                                                           ? "organizer:finish"
+                                                           : "organizer:new-battle"));
+    }
+    json_t *ledger = ledger_json(db, c);
+    if (!ledger) {
+        json_decref(waiting);
+        goto fail;
+    }
+    const struct seed *cur_seed = seed_of_epoch(c, c->seed_epoch);
+    json_t *j = json_pack(
+        "{s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, "
+        "s:i, s:o, s:o}",
+        "id", c->id, "name", c->name, "ruleset", c->ruleset_id, "ruleset_name",
+        c->rse ? c->rse->rs->name : c->ruleset_id, "what_if", c->what_if, "dice",
+        dice_mode_name(c->dice), "status", c->finished ? "finished" : "active", "version",
+        (json_int_t)c->version, "created_at", c->created_at, "finished_at",
+        str_or_null(c->finished_at), "sides", sides, "battles", battles, "current_battle",
+        cur && cur->phase != PHASE_FINISHED ? json_integer(cur->number) : json_null(),
+        "waiting_for", waiting, "effects", effects, "token_history", ledger, "seed_commitment",
+        cur_seed ? cur_seed->commitment : "", "seed_epoch", c->seed_epoch, "seeds", seeds_json(c),
+        "outcome",
+        json_pack("{s:b, s:o, s:o, s:s, s:i}", "final", c->finished, "winner",
+                  side_or_null(c->finished ? c->winner : o.winner), "victory_points",
+                  pair_json(o.victory_points), "grade", o.grade, "points", o.points));
+    if (c->finished) {
+        /* The seed of the last epoch; every epoch's is under "seeds". */
+        const struct seed *s = cur_seed && cur_seed->known ? cur_seed : NULL;
+        char hex[2 * SEED_BYTES + 1] = "";
+        if (s)
+            sodium_bin2hex(hex, sizeof hex, s->bytes, SEED_BYTES);
+        json_object_set_new(j, "server_seed", s ? json_string(hex) : json_null());
+    }
+    if (c->what_if) {
+        json_t *w = json_object();
+        for (int s = 0; s < SIDE_COUNT; s++)
+            json_object_set_new(w, side_name((enum side)s),
+                                c->what_if_event[s][0]
+                                    ? json_pack("{s:s, s:s}", "face", face_name(c->what_if_face[s]),
+                                                "event", c->what_if_event[s])
+                                    : json_null());
+        json_object_set_new(j, "what_if_rolls", w);
+    }
+    int next = campaign_next_scenario(c);
+    json_object_set_new(j, "scenario_list", json_boolean(c->scenarios != NULL));
+    json_object_set_new(j, "campaign_over", json_boolean(next == SCENARIO_END));
+    json_object_set_new(j, "next", next >= 0 ? scenario_json(&c->scenarios->s[next]) : json_null());
+    if (next == -3) {
+        /* A battle is being played: what follows depends on its winner. */
+        int idx = scenario_find(c->scenarios, cur->scenario);
+        json_t *by = json_object();
+        for (int s = 0; s < SIDE_COUNT && idx >= 0; s++) {
+            int n = c->scenarios->s[idx].next[s];
+            json_object_set_new(by, side_name((enum side)s),
+                                json_string(n >= 0 ? c->scenarios->s[n].name : "END"));
+        }
+        json_object_set_new(j, "next_by_winner", by);
+    }
+    return j;
+fail:
+    json_decref(sides);
+    json_decref(battles);
+    json_decref(effects);
+    return NULL;
+}
+
+static json_t *faces_or_null(bool rolled, const struct roll *r)
+{
+    return rolled ? faces_to_json(r->faces, r->count) : json_null();
+}
+
+json_t *view_battle(struct db *db, struct campaign *c, struct battle *b)
+{
+    struct battle_detail d;
+    if (battle_detail_load(db, c, b->number, &d) != C_OK)
+        return NULL;
+    const struct ruleset *rs = c->rse ? c->rse->rs : NULL;
+    json_t *j =
+        json_pack("{s:i, s:s, s:s, s:s, s:o, s:i, s:o, s:s, s:o, s:o, s:o}", "number", b->number,
+                  "scenario", b->scenario, "phase", phase_name(b->phase), "first_player",
+                  side_name(b->first_player), "cards", pair_json(b->cards), "medals_to_win",
+                  b->medals_to_win, "commissar", side_or_null(b->commissar), "created_at",
+                  b->created_at, "finished_at", str_or_null(b->finished_at), "result",
+                  result_json(b), "waiting_for", battle_waiting_for(c, b, &d));
+    /* Victory events: dice per side, faces once rolled, instructions once both have rolled. */
+    int dice[SIDE_COUNT];
+    json_t *faces = json_object(), *rolls = json_object();
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        dice[s] = campaign_victory_dice(c, b, (enum side)s);
+        json_object_set_new(faces, side_name((enum side)s),
+                            faces_or_null(d.side[s].ve_rolled, &d.side[s].ve));
+        json_object_set_new(rolls, side_name((enum side)s),
+                            d.side[s].ve_rolled ? json_integer(d.side[s].ve.n) : json_null());
+    }
+    struct victory_outcome *vo = malloc(sizeof *vo);
+    bool resolved = vo && battle_victory_outcome(c, b, &d, vo);
+    json_t *ve =
+        json_pack("{s:o, s:o, s:o}", "dice", pair_json(dice), "faces", faces, "rolls", rolls);
+    json_t *hand = json_null();
+    if (resolved) {
+        json_t *vj = victory_to_json(rs, vo);
+        json_object_set(ve, "instructions", json_object_get(vj, "instructions"));
+        json_object_set(ve, "notes", json_object_get(vj, "notes"));
+        hand = json_incref(json_object_get(vj, "starting_hand"));
+        json_decref(vj);
+    } else {
+        json_object_set_new(ve, "instructions", json_null());
+        json_object_set_new(ve, "notes", json_array());
+    }
+    free(vo);
+    json_object_set_new(j, "victory_events", ve);
+    json_object_set_new(j, "starting_hand", hand);
+    if (rs && rs->reserve.enabled) {
+        json_t *res = json_object();
+        for (int s = 0; s < SIDE_COUNT; s++) {
+            const struct side_detail *sd = &d.side[s];
+            json_object_set_new(
+                res, side_name((enum side)s),
+                json_pack("{s:o, s:o, s:O?, s:O?, s:o, s:o}", "roll",
+                          sd->rr_rolled ? json_integer(sd->rr.n) : json_null(), "faces",
+                          faces_or_null(sd->rr_rolled, &sd->rr), "options", sd->offered, "chosen",
+                          sd->chosen_json, "cost",
+                          sd->chosen ? json_integer(sd->cost) : json_null(), "tokens_after",
+                          sd->chosen ? json_integer(sd->tokens_after) : json_null()));
+        }
+        json_object_set_new(j, "reserves", res);
+    } else {
+        json_object_set_new(j, "reserves", json_null());
+    }
+    json_t *effects = json_array();
+    for (int i = 0; i < c->neffects; i++)
+        if (effect_applies(&c->effects[i], b))
+            json_array_append_new(effects, effect_json(&c->effects[i]));
+    json_object_set_new(j, "effects", effects);
+    battle_detail_free(&d);
+    return j;
+}
+
+json_t *view_rolls(struct db *db, const struct campaign *c)
+{
+    PGresult *r = db_rolls(db, c->id);
+    if (!r)
+        return NULL;
+    json_t *a = json_array();
+    for (int i = 0; i < PQntuples(r); i++) {
+        enum face f[RULES_MAX_DICE];
+        int n = campaign_faces_from_sql(PQgetvalue(r, i, 7), f, RULES_MAX_DICE);
+        bool server = strcmp(PQgetvalue(r, i, 4), "server") == 0;
+        json_array_append_new(
+            a, json_pack("{s:i, s:s, s:s, s:i, s:s, s:o, s:o, s:o, s:s}", "n",
+                         atoi(PQgetvalue(r, i, 0)), "side", PQgetvalue(r, i, 1), "purpose",
+                         PQgetvalue(r, i, 2), "battle", atoi(PQgetvalue(r, i, 3)), "source",
+                         PQgetvalue(r, i, 4), "client_seed",
+                         server ? json_string(PQgetvalue(r, i, 5)) : json_null(), "seed_epoch",
+                         server ? json_integer(atoi(PQgetvalue(r, i, 6))) : json_null(), "faces",
+                         faces_to_json(f, n), "at", PQgetvalue(r, i, 9)));
+    }
+    PQclear(r);
+    return a;
+}
+
+json_t *view_log(struct db *db, const struct campaign *c)
+{
+    PGresult *res = db_log(db, c->id);
+    if (!res)
+        return NULL;
+    json_t *a = json_array();
+    for (int i = 0; i < PQntuples(res); i++)
+        json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:s, s:o}", "seq",
+                                           (json_int_t)atoll(PQgetvalue(res, i, 0)), "at",
+                                           PQgetvalue(res, i, 1), "actor", PQgetvalue(res, i, 2),
+                                           "action", PQgetvalue(res, i, 3), "detail",
+                                           json_loads(PQgetvalue(res, i, 4), 0, NULL)));
+    PQclear(res);
+    return a;
+}

@@ -1,0 +1,29 @@
+/* POST /api/v1/campaigns/{id}/what-if: a side rolls its What-if die. */
+#include "api/common.h"
+#include "api/handlers.h"
+#include "rules/to_json.h"
+
+static enum cres what_if(struct db *db, struct write_ctx *w)
+{
+    struct what_if_output out;
+    enum cres rc = campaign_what_if(db, w->c, acting_side(w), w->op->arg, &out, &w->err);
+    if (rc != C_OK)
+        return rc;
+    w->status = 201;
+    w->body = json_pack("{s:s, s:I, s:o, s:s, s:{s:s, s:s, s:s, s:b}, s:b}", "side",
+                        side_name(out.roll.side), "roll", (json_int_t)out.roll.n, "faces",
+                        faces_to_json(out.roll.faces, out.roll.count), "source",
+                        out.roll.table ? "table" : "server", "event", "id", out.event->id, "name",
+                        out.event->name, "text", out.event->text, "stacks", out.event->stacks,
+                        "applied", out.applied);
+    return C_OK;
+}
+
+void handle_what_if(struct req *r)
+{
+    struct roll_input in;
+    if (!parse_roll_body(r, &in))
+        return;
+    struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = what_if, .arg = &in};
+    write_run(r, &op);
+}

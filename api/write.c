@@ -1,0 +1,294 @@
+#include "api/write.h"
+
+#include "db/store.h"
+#include "util/log.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define IDEM_KEY_MAX 128
+
+void etag_of(long long version, char *buf, size_t len)
+{
+    snprintf(buf, len, "\"%lld\"", version);
+}
+
+const char *bearer_key(const struct req *r, char *buf, size_t len)
+{
+    const char *h = req_header(r, "Authorization");
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+        return NULL;
+    h += 7;
+    while (*h == ' ')
+        h++;
+    size_t n = strlen(h);
+    while (n && h[n - 1] == ' ')
+        n--;
+    if (n == 0 || n >= len)
+        return NULL;
+    memcpy(buf, h, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+bool check_campaign_id(struct req *r, const char *id)
+{
+    bool ok = strlen(id) == CAMPAIGN_ID_LEN;
+    for (int i = 0; ok && i < CAMPAIGN_ID_LEN; i++)
+        ok = (i == 8 || i == 13 || i == 18 || i == 23) ? id[i] == '-'
+                                                       : isxdigit((unsigned char)id[i]) != 0;
+    if (!ok)
+        reply_problem(r, PROBLEM_NOT_FOUND, "There is no campaign with that id.");
+    return ok;
+}
+
+int path_battle(struct req *r, const char *text)
+{
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (*end || end == text || n < 1 || n > MAX_BATTLES || text[0] == '+' || text[0] == '0') {
+        reply_problem(r, PROBLEM_NOT_FOUND, "There is no battle with that number.");
+        return -1;
+    }
+    return (int)n;
+}
+
+void reply_cerr(struct req *r, const struct cerr *e)
+{
+    json_t *extra = json_object();
+    if (e->field[0])
+        json_object_set_new(extra, "field", json_string(e->field));
+    if (e->phase)
+        json_object_set_new(extra, "phase", json_string(e->phase));
+    reply_problem_extra(r, e->code, extra, "%s", e->detail);
+}
+
+/* SHA-256 over what makes two requests the same: method, path, role, body. */
+static void request_hash(const struct req *r, enum role role, char out[65])
+{
+    crypto_hash_sha256_state st;
+    uint8_t h[32];
+    crypto_hash_sha256_init(&st);
+    const char *parts[] = {r->method, "\n", r->path, "\n", role_name(role), "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        crypto_hash_sha256_update(&st, (const unsigned char *)parts[i], strlen(parts[i]));
+    if (r->body)
+        crypto_hash_sha256_update(&st, (const unsigned char *)r->body, r->body_len);
+    crypto_hash_sha256_final(&st, h);
+    sodium_bin2hex(out, 65, h, sizeof h);
+}
+
+static bool if_match_ok(const char *header, const char *etag)
+{
+    if (!header)
+        return true;
+    if (strcmp(header, "*") == 0)
+        return true;
+    /* A list of entity tags: any may match (weak ones compare by their opaque part). */
+    const char *p = header;
+    size_t elen = strlen(etag);
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (strncmp(p, "W/", 2) == 0)
+            p += 2;
+        if (strncmp(p, etag, elen) == 0 && (p[elen] == '\0' || p[elen] == ',' || p[elen] == ' '))
+            return true;
+        while (*p && *p != ',')
+            p++;
+    }
+    return false;
+}
+
+static enum db_tx refuse_tx(struct write_ctx *w, enum problem_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static enum db_tx refuse_tx(struct write_ctx *w, enum problem_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    w->err.code = code;
+    w->err.field[0] = '\0';
+    w->err.phase = NULL;
+    vsnprintf(w->err.detail, sizeof w->err.detail, fmt, ap);
+    va_end(ap);
+    return DB_TX_ABORT;
+}
+
+static enum db_tx tx(struct db *db, void *arg)
+{
+    struct write_ctx *w = arg;
+    struct req *r = w->r;
+    json_decref(w->body);
+    w->body = NULL;
+    free(w->replay_body);
+    w->replay_body = NULL;
+    w->replay = false;
+    w->status = 0;
+    w->location[0] = '\0';
+    w->role = ROLE_NONE;
+    const char *scope = "";
+    char keybuf[KEY_TEXT_LEN + 8];
+    const char *key = bearer_key(r, keybuf, sizeof keybuf);
+
+    if (w->op->campaign) {
+        enum cres rc = campaign_load(db, r->params[0], true, w->c, &w->err);
+        if (rc != C_OK)
+            return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+        scope = w->c->id;
+        w->role = campaign_role(w->c, key);
+        if (w->op->need != NEED_NONE) {
+            if (!req_header(r, "Authorization"))
+                return refuse_tx(w, PROBLEM_UNAUTHORIZED,
+                                 "Send this campaign's key: Authorization: Bearer <key>.");
+            if (w->role == ROLE_NONE)
+                return refuse_tx(w, PROBLEM_UNAUTHORIZED,
+                                 "This key is not a key of this campaign.");
+            if (w->op->need == NEED_ORGANIZER && w->role != ROLE_ORGANIZER)
+                return refuse_tx(w, PROBLEM_FORBIDDEN,
+                                 "Only the organizer may do this; this is the %s key.",
+                                 role_name(w->role));
+            if (w->op->need == NEED_SIDE && w->role == ROLE_ORGANIZER)
+                return refuse_tx(w, PROBLEM_FORBIDDEN,
+                                 "A side acts with its own key; this is the organizer's key.");
+        }
+    }
+    const char *idem = req_header(r, "Idempotency-Key");
+    char hash[65];
+    if (idem) {
+        request_hash(r, w->role, hash);
+        if (!w->op->campaign && db_idem_lock(db, scope, idem) < 0)
+            return DB_TX_ERROR;
+        PGresult *res = db_idem_get(db, scope, idem);
+        if (!res)
+            return DB_TX_ERROR;
+        if (PQntuples(res) == 1) {
+            bool same = strcmp(PQgetvalue(res, 0, 0), r->method) == 0 &&
+                        strcmp(PQgetvalue(res, 0, 1), r->path) == 0 &&
+                        strcmp(PQgetvalue(res, 0, 2), hash) == 0;
+            if (same) {
+                w->replay = true;
+                w->replay_status = atoi(PQgetvalue(res, 0, 3));
+                w->replay_body = strdup(PQgetvalue(res, 0, 4));
+                snprintf(w->replay_etag, sizeof w->replay_etag, "%s", PQgetvalue(res, 0, 5));
+                snprintf(w->replay_location, sizeof w->replay_location, "%s",
+                         PQgetvalue(res, 0, 6));
+            }
+            PQclear(res);
+            if (same)
+                return DB_TX_ABORT; /* nothing new is written */
+            return refuse_tx(w, PROBLEM_IDEMPOTENCY_KEY_REUSED,
+                             "This Idempotency-Key was used for a different request; use a new "
+                             "key for a new request.");
+        }
+        PQclear(res);
+    }
+    if (w->op->campaign) {
+        char etag[40];
+        etag_of(w->c->version, etag, sizeof etag);
+        if (!if_match_ok(req_header(r, "If-Match"), etag))
+            return refuse_tx(w, PROBLEM_PRECONDITION_FAILED,
+                             "The campaign is now at version %s; read it again before writing.",
+                             etag);
+    }
+    enum cres rc = w->op->action(db, w);
+    if (rc != C_OK)
+        return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+    if (w->op->campaign && campaign_save(db, w->c) != C_OK)
+        return DB_TX_ERROR;
+    if (idem) {
+        char *body = json_dumps(w->body, JSON_COMPACT);
+        char status[8], etag[40];
+        snprintf(status, sizeof status, "%d", w->status);
+        etag_of(w->op->campaign ? w->c->version : 1, etag, sizeof etag);
+        const char *p[] = {scope,
+                           idem,
+                           r->method,
+                           r->path,
+                           hash,
+                           status,
+                           body ? body : "",
+                           etag,
+                           w->location[0] ? w->location : NULL};
+        long ok = body ? db_idem_insert(db, p) : -1;
+        /* Keep the exact bytes for the reply too, so a replay is identical. */
+        w->replay_body = body;
+        if (ok != 1)
+            return DB_TX_ERROR;
+    }
+    return DB_TX_OK;
+}
+
+void write_run(struct req *r, const struct write_op *op)
+{
+    const char *idem = req_header(r, "Idempotency-Key");
+    if (idem) {
+        size_t n = strlen(idem);
+        bool ok = n >= 1 && n <= IDEM_KEY_MAX;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = idem[i] > 0x20 && idem[i] < 0x7f;
+        if (!ok) {
+            reply_problem_extra(
+                r, PROBLEM_INVALID_PARAMETER, json_pack("{s:s}", "field", "Idempotency-Key"),
+                "Idempotency-Key must be 1 to %d visible ASCII characters.", IDEM_KEY_MAX);
+            return;
+        }
+    }
+    if (op->campaign && !check_campaign_id(r, r->params[0]))
+        return;
+    struct write_ctx w = {.r = r, .op = op};
+    if (op->campaign && !(w.c = campaign_new())) {
+        reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
+        return;
+    }
+    enum db_result res = db_transaction(db_thread(), tx, &w);
+    char etag[40];
+    switch (res) {
+    case DB_OK: {
+        etag_of(op->campaign ? w.c->version : 1, etag, sizeof etag);
+        const char *headers[] = {"ETag", etag, "Location", w.location[0] ? w.location : NULL, NULL};
+        if (w.replay_body) {
+            reply_bytes(r, w.status, "application/json", w.replay_body, strlen(w.replay_body),
+                        headers);
+        } else {
+            reply_json_headers(r, w.status, w.body, headers);
+            w.body = NULL;
+        }
+        break;
+    }
+    case DB_ABORTED:
+        if (w.replay) {
+            const char *headers[] = {"ETag",
+                                     w.replay_etag[0] ? w.replay_etag : NULL,
+                                     "Location",
+                                     w.replay_location[0] ? w.replay_location : NULL,
+                                     "Idempotent-Replayed",
+                                     "true",
+                                     NULL};
+            reply_bytes(r, w.replay_status, "application/json", w.replay_body,
+                        strlen(w.replay_body), headers);
+        } else {
+            reply_cerr(r, &w.err);
+        }
+        break;
+    case DB_UNAVAILABLE:
+        reply_problem(r, PROBLEM_UNAVAILABLE,
+                      "The database is unavailable; nothing was changed. Retry with the same "
+                      "Idempotency-Key.");
+        break;
+    case DB_FAILED:
+        log_msg(LOG_ERROR, "http", "%s %s: database error [%s] %s", r->method, r->path,
+                db_last_sqlstate(db_thread()), db_last_error(db_thread()));
+        reply_problem(r, PROBLEM_INTERNAL,
+                      "A database error stopped the request; nothing was "
+                      "changed.");
+        break;
+    }
+    json_decref(w.body);
+    free(w.replay_body);
+    campaign_free(w.c);
+}

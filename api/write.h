@@ -1,0 +1,60 @@
+/*
+ * Every POST runs through write_run: one transaction that locks the campaign row, checks the
+ * key's role, replays a stored response for a repeated Idempotency-Key, checks If-Match, runs
+ * the handler's action, bumps the campaign version, and stores the response for the key.
+ * A refusal anywhere rolls everything back: nothing is written.
+ */
+#ifndef M44_API_WRITE_H
+#define M44_API_WRITE_H
+
+#include "api/http.h"
+#include "campaign/campaign.h"
+
+enum need { NEED_NONE, NEED_ORGANIZER, NEED_SIDE };
+
+struct write_ctx;
+
+/* The action: on C_OK it sets w->status and w->body (a new reference). */
+typedef enum cres (*write_action)(struct db *db, struct write_ctx *w);
+
+struct write_op {
+    bool campaign;  /* the path's first parameter is a campaign id to lock */
+    enum need need; /* who may do this */
+    write_action action;
+    void *arg; /* the handler's parsed request */
+};
+
+struct write_ctx {
+    struct req *r;
+    const struct write_op *op;
+    struct campaign *c; /* loaded and locked (op->campaign) */
+    enum role role;
+    struct cerr err;
+    int status;
+    json_t *body;
+    char location[160];
+    /* a repeat of an earlier request with the same Idempotency-Key */
+    bool replay;
+    int replay_status;
+    char *replay_body;
+    char replay_etag[40], replay_location[160];
+};
+
+void write_run(struct req *r, const struct write_op *op);
+
+/* The key of "Authorization: Bearer <key>", or NULL. */
+const char *bearer_key(const struct req *r, char *buf, size_t len);
+
+/* "\"<version>\"" */
+void etag_of(long long version, char *buf, size_t len);
+
+/* Replies with a refusal from campaign/ (problem+json with field / phase). */
+void reply_cerr(struct req *r, const struct cerr *e);
+
+/* A campaign id in a path must be a UUID; replies 404 and returns false otherwise. */
+bool check_campaign_id(struct req *r, const char *id);
+
+/* A battle number in a path: 1..MAX_BATTLES; replies 404 and returns -1 otherwise. */
+int path_battle(struct req *r, const char *text);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * Campaigns: the phases of RULES.md 2 and carry-over between battles. This is the only place
+ * that knows phases. Every function here runs inside the caller's database transaction on a
+ * campaign loaded with campaign_lock (so two requests for one campaign never interleave), and
+ * changes the struct as well as the database; the caller saves the struct last (campaign_save).
+ *
+ * A refusal fills a struct cerr (the problem code, a detail naming the field, and for wrong
+ * phases the phase needed) and returns C_REFUSED: the caller rolls back, nothing is written.
+ */
+#ifndef M44_CAMPAIGN_H
+#define M44_CAMPAIGN_H
+
+#include "api/problem.h"
+#include "db/db.h"
+#include "rules/load.h"
+#include "rules/rules.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CAMPAIGN_ID_LEN    36 /* a UUID */
+#define NAME_MAX_BYTES     200
+#define PLAYER_MAX_BYTES   100
+#define SCENARIO_MAX_BYTES 120
+#define KEY_TEXT_LEN       43 /* 32 random bytes, base64url without padding */
+#define MAX_BATTLES        60
+#define MAX_EPOCHS         32
+
+enum dice_mode { DICE_SERVER, DICE_TABLE, DICE_EITHER };
+enum phase { PHASE_SETUP, PHASE_VICTORY_EVENTS, PHASE_RESERVES, PHASE_READY, PHASE_FINISHED };
+enum role { ROLE_NONE = -1, ROLE_ALLIES = SIDE_ALLIES, ROLE_AXIS = SIDE_AXIS, ROLE_ORGANIZER };
+
+const char *phase_name(enum phase p);
+bool phase_parse(const char *s, enum phase *out);
+const char *dice_mode_name(enum dice_mode d);
+bool dice_mode_parse(const char *s, enum dice_mode *out);
+const char *role_name(enum role r);
+
+enum cres { C_OK, C_REFUSED, C_DBERR };
+
+struct cerr {
+    enum problem_code code;
+    char detail[400];
+    char field[96];    /* JSON path of the offending field, or "" */
+    const char *phase; /* for wrong-phase: the phase the request needs, or NULL */
+};
+
+/* Fills e and returns C_REFUSED. */
+enum cres refuse(struct cerr *e, enum problem_code code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+struct battle {
+    int number;
+    char scenario[SCENARIO_MAX_BYTES + 1];
+    enum side first_player;
+    int cards[SIDE_COUNT];
+    int medals_to_win;
+    int commissar; /* side under the Political Commissar rule, or -1 */
+    enum phase phase;
+    int winner; /* -1 until the result */
+    int medals[SIDE_COUNT];
+    int undeployed[SIDE_COUNT];
+    int objective[SIDE_COUNT];
+    char created_at[40], finished_at[40];
+};
+
+struct seed {
+    int epoch;
+    bool known; /* false for an unrevealed seed that came in through an import */
+    uint8_t bytes[SEED_BYTES];
+    char commitment[65];
+    bool revealed;
+    char revealed_at[40];
+};
+
+struct effect_row {
+    char event_id[RS_ID_MAX];
+    bool rolled_by[SIDE_COUNT];
+    json_t *data; /* {"name","text","scope"} as rolled */
+};
+
+struct campaign {
+    char id[CAMPAIGN_ID_LEN + 1];
+    char name[NAME_MAX_BYTES + 1];
+    char ruleset_id[RS_ID_MAX];
+    const struct ruleset_entry *rse; /* NULL when the ruleset is not loaded here */
+    bool what_if;
+    enum dice_mode dice;
+    bool finished;
+    long long version;
+    long next_roll;
+    int seed_epoch;
+    char players[SIDE_COUNT][PLAYER_MAX_BYTES + 1];
+    int tokens[SIDE_COUNT];
+    uint8_t key_hash[3][32];         /* allies, axis, organizer (enum role order) */
+    json_t *scenarios_json;          /* the campaign's own scenario list, or NULL */
+    struct scenario_list *scenarios; /* the list in force (own or ruleset's), or NULL */
+    int winner;
+    char created_at[40], finished_at[40];
+
+    int nbattles;
+    struct battle battles[MAX_BATTLES];
+    int nseeds;
+    struct seed seeds[MAX_EPOCHS];
+    int neffects;
+    struct effect_row effects[RS_MAX_EVENTS];
+    /* What-if rolls: the event each side rolled ("" when not yet). */
+    char what_if_event[SIDE_COUNT][RS_ID_MAX];
+    enum face what_if_face[SIDE_COUNT];
+};
+
+/* ---- loading and saving (campaign/state.c) ---- */
+
+/*
+ * Loads campaign `id` with its battles, seeds and effects. With `lock`, the row is locked FOR
+ * UPDATE until the transaction ends. Returns C_OK, C_REFUSED (404: no such campaign) or
+ * C_DBERR. The struct is large: allocate it with campaign_new.
+ */
+enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaign *c,
+                        struct cerr *e);
+struct campaign *campaign_new(void);
+void campaign_free(struct campaign *c);
+
+/* Writes the campaign row's mutable fields and bumps its version by one. */
+enum cres campaign_save(struct db *db, struct campaign *c);
+
+/* The ruleset, or a refusal when this server does not have it loaded. */
+const struct ruleset *campaign_ruleset(const struct campaign *c, struct cerr *e);
+
+/* The last battle, or NULL before the first. */
+struct battle *campaign_current(struct campaign *c);
+struct battle *campaign_battle(struct campaign *c, int number);
+
+/* Derived standing: battles won, medals and objective medals per side. */
+void campaign_standing(const struct campaign *c, struct standing *st);
+
+/* The role a bearer key gives in this campaign (constant-time comparisons), or ROLE_NONE. */
+enum role campaign_role(const struct campaign *c, const char *key);
+
+/* Grant rewrites the standing effects impose on a side's reserve options. */
+int campaign_rewrites(const struct campaign *c, enum side side, struct grant_rewrite *out, int max);
+
+/* Appends a line to the event log. */
+enum cres campaign_log(struct db *db, const struct campaign *c, const char *actor,
+                       const char *action, json_t *detail /* stolen */);
+
+/* Changes a side's tokens by `delta` (or to a value) and records it in the ledger. */
+enum cres campaign_tokens(struct db *db, struct campaign *c, enum side side, int new_value,
+                          const char *reason, int battle);
+
+/* ---- rolls (campaign/roll.c) ---- */
+
+/* How the dice of a roll request come. */
+struct roll_input {
+    bool table; /* faces entered from the table */
+    char client_seed[CLIENT_SEED_MAX + 1];
+    int nfaces; /* table faces */
+    enum face faces[RULES_MAX_DICE];
+    /* Import only: the roll as recorded in an export, taken as it is. */
+    bool recorded;
+    long recorded_n;
+    int recorded_epoch; /* 0 for a table roll */
+};
+
+struct roll {
+    long n;
+    enum side side;
+    bool table;
+    char client_seed[CLIENT_SEED_MAX + 1];
+    int epoch;
+    int count;
+    enum face faces[RULES_MAX_DICE];
+};
+
+/*
+ * Draws one roll of `count` dice for `side` without storing it: checks the dice source against
+ * the campaign, takes the next roll number, and derives server faces from the seed (RULES.md
+ * 1.2) or takes the table faces. `purpose` is "what_if", "victory_events" or "reserve".
+ */
+enum cres roll_draw(struct campaign *c, enum side side, const char *purpose, int count,
+                    const struct roll_input *in, struct roll *out, struct cerr *e);
+
+/* Stores a drawn roll (with `detail`, stolen) and logs it; the next roll number moves on. */
+enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int battle,
+                     const struct roll *r, json_t *detail);
+
+/* Faces as a PostgreSQL text[] literal, and back. */
+void faces_to_sql(const enum face *f, int n, char *out, size_t len);
+int campaign_faces_from_sql(const char *arr, enum face *out, int max);
+
+/* ---- actions (one file each under campaign/) ---- */
+
+struct create_input {
+    const char *id; /* NULL: a new random id (import passes the exported one) */
+    const char *name;
+    const struct ruleset_entry *rse;
+    bool what_if;
+    enum dice_mode dice;
+    int tokens[SIDE_COUNT];
+    const char *players[SIDE_COUNT];
+    json_t *scenarios; /* the campaign's own scenario list, or NULL */
+    bool no_seed;      /* import: seeds come from the export */
+};
+
+struct create_output {
+    char id[CAMPAIGN_ID_LEN + 1];
+    char keys[3][KEY_TEXT_LEN + 1]; /* allies, axis, organizer */
+    char commitment[65];
+};
+
+enum cres campaign_create(struct db *db, const struct create_input *in, struct create_output *out,
+                          struct cerr *e);
+
+/* What-if roll for `side` (campaign/what_if.c). */
+struct what_if_output {
+    struct roll roll;
+    const struct event_def *event;
+    bool applied; /* false when the other side had rolled it already and it does not stack */
+};
+enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
+                           const struct roll_input *in, struct what_if_output *out, struct cerr *e);
+
+/* A new battle (campaign/battle.c). Fields left unset (scenario NULL, cards -1...) come from the
+ * campaign's scenario list. */
+struct battle_input {
+    const char *scenario;
+    int first_player; /* -1: from the list */
+    int cards[SIDE_COUNT];
+    int medals_to_win;
+    int commissar; /* -1 none */
+};
+enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct battle_input *in,
+                              struct battle **out, struct cerr *e);
+
+/* Victory event roll (campaign/victory_events.c). */
+int campaign_victory_dice(const struct campaign *c, const struct battle *b, enum side side);
+enum cres campaign_victory_roll(struct db *db, struct campaign *c, int battle, enum side side,
+                                const struct roll_input *in, struct roll *out, struct cerr *e);
+
+/* Reserve roll and choice (campaign/reserve.c). */
+enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, enum side side,
+                                const struct roll_input *in, struct roll *out,
+                                struct option_list *offered, struct cerr *e);
+struct choice_output {
+    json_t *chosen; /* [{"id","grant","cost","dice"}] */
+    int cost;
+    int tokens;
+};
+enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle, enum side side,
+                                  const struct choice_item *items, int nitems,
+                                  struct choice_output *out, struct cerr *e);
+
+/* Battle result and carry-over (campaign/result.c). */
+struct result_input {
+    enum side winner;
+    int medals[SIDE_COUNT];
+    int undeployed[SIDE_COUNT];
+    int objective[SIDE_COUNT];
+    bool has_undeployed, has_objective;
+};
+enum cres campaign_result(struct db *db, struct campaign *c, int battle,
+                          const struct result_input *in, struct cerr *e);
+
+/* Finishing and seed rotation (campaign/finish.c). */
+enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e);
+enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e);
+
+/*
+ * Restores a campaign from an export (GET .../export) under its id, with new keys; `c`
+ * receives the restored campaign. Replays every action; refuses the whole import on the first
+ * one that does not replay (the field names it).
+ */
+enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out, struct campaign *c,
+                          struct cerr *e);
+
+/* ---- one battle's rolls and choices (campaign/detail.c) ---- */
+
+struct side_detail {
+    bool ve_rolled;
+    struct roll ve;
+    bool rr_rolled;
+    struct roll rr;
+    json_t *offered; /* the options shown with the reserve roll */
+    bool chosen;
+    json_t *chosen_json;
+    int cost, tokens_after;
+    char chosen_at[40];
+    char ve_at[40], rr_at[40];
+};
+
+struct battle_detail {
+    struct side_detail side[SIDE_COUNT];
+};
+
+enum cres battle_detail_load(struct db *db, const struct campaign *c, int battle,
+                             struct battle_detail *d);
+void battle_detail_free(struct battle_detail *d);
+
+/* ---- phases (campaign/phase.c) ---- */
+
+/* Moves battle `b` forward through phases whose work is done (or that have none); `d` may be
+ * NULL for a battle with nothing rolled yet. */
+void phase_advance(const struct campaign *c, struct battle *b, const struct battle_detail *d);
+
+/* Stores a battle's phase and result. */
+enum cres battle_save(struct db *db, const struct campaign *c, const struct battle *b);
+
+/* Refuses unless battle `number` exists, is the current one and is in phase `need`. */
+enum cres phase_require(struct campaign *c, int number, enum phase need, struct battle **out,
+                        struct cerr *e);
+
+/* The victory-event outcome of a battle whose both sides have rolled (or have no dice). */
+bool battle_victory_outcome(const struct campaign *c, const struct battle *b,
+                            const struct battle_detail *d, struct victory_outcome *out);
+
+/* What the battle waits for: e.g. ["allies:victory-events", "axis:reserve-choice"]. */
+json_t *battle_waiting_for(const struct campaign *c, const struct battle *b,
+                           const struct battle_detail *d);
+
+/* The next scenario of the list after the last battle: index, SCENARIO_END, or -2 (no list). */
+int campaign_next_scenario(const struct campaign *c);
+
+#endif

@@ -1,0 +1,81 @@
+/* Ending a campaign (the seed is revealed), and rotating the seed mid-campaign. */
+#include "campaign/campaign.h"
+
+#include "db/store.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+static void mark_revealed(struct campaign *c)
+{
+    for (int i = 0; i < c->nseeds; i++)
+        c->seeds[i].revealed = true;
+}
+
+enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
+{
+    const struct ruleset *rs = campaign_ruleset(c, e);
+    if (!rs)
+        return C_REFUSED;
+    if (c->finished)
+        return refuse(e, PROBLEM_CAMPAIGN_FINISHED, NULL, "The campaign is already finished.");
+    struct battle *cur = campaign_current(c);
+    if (cur && cur->phase != PHASE_FINISHED) {
+        refuse(e, PROBLEM_WRONG_PHASE, NULL,
+               "Battle %d is in phase %s; record its result before finishing the campaign.",
+               cur->number, phase_name(cur->phase));
+        e->phase = phase_name(PHASE_FINISHED);
+        return C_REFUSED;
+    }
+    struct standing st;
+    struct outcome o;
+    campaign_standing(c, &st);
+    campaign_outcome(rs, &st, &o);
+    c->winner = o.winner;
+    c->finished = true;
+    if (db_seeds_reveal(db, c->id) < 0)
+        return C_DBERR;
+    mark_revealed(c);
+    return campaign_log(
+        db, c, "organizer", "finished",
+        json_pack("{s:o, s:{s:i, s:i}, s:s}", "winner",
+                  o.winner >= 0 ? json_string(side_name((enum side)o.winner)) : json_null(),
+                  "victory_points", "allies", o.victory_points[0], "axis", o.victory_points[1],
+                  "grade", o.grade));
+}
+
+enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e)
+{
+    if (c->finished)
+        return refuse(e, PROBLEM_CAMPAIGN_FINISHED, NULL,
+                      "The campaign is finished; its seeds are revealed.");
+    if (c->nseeds >= MAX_EPOCHS)
+        return refuse(e, PROBLEM_RULE_VIOLATION, NULL, "A campaign has at most %d seeds.",
+                      MAX_EPOCHS);
+    int old = c->seed_epoch, epoch = 0;
+    for (int i = 0; i < c->nseeds; i++)
+        if (c->seeds[i].epoch > epoch)
+            epoch = c->seeds[i].epoch;
+    epoch++;
+    if (db_seeds_reveal(db, c->id) < 0)
+        return C_DBERR;
+    mark_revealed(c);
+    struct seed *s = &c->seeds[c->nseeds++];
+    memset(s, 0, sizeof *s);
+    s->epoch = epoch;
+    s->known = true;
+    randombytes_buf(s->bytes, SEED_BYTES);
+    dice_commitment(s->bytes, s->commitment);
+    char hex[2 * SEED_BYTES + 1], num[16];
+    sodium_bin2hex(hex, sizeof hex, s->bytes, SEED_BYTES);
+    snprintf(num, sizeof num, "%d", epoch);
+    long ok = db_seed_insert(db, c->id, num, hex, s->commitment, false);
+    sodium_memzero(hex, sizeof hex);
+    if (ok != 1)
+        return C_DBERR;
+    c->seed_epoch = epoch;
+    return campaign_log(db, c, "organizer", "seed_rotated",
+                        json_pack("{s:i, s:i, s:s}", "revealed_epoch", old, "epoch", epoch,
+                                  "seed_commitment", s->commitment));
+}

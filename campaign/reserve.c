@@ -1,0 +1,192 @@
+/* The reserve roll and the side's choice (RULES.md 3). */
+#include "campaign/campaign.h"
+
+#include "db/store.h"
+#include "rules/to_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, enum side side,
+                                const struct roll_input *in, struct roll *out,
+                                struct option_list *offered, struct cerr *e)
+{
+    const struct ruleset *rs = campaign_ruleset(c, e);
+    if (!rs)
+        return C_REFUSED;
+    struct battle *b;
+    enum cres rc = phase_require(c, battle, PHASE_RESERVES, &b, e);
+    if (rc != C_OK)
+        return rc;
+    struct battle_detail d;
+    if (battle_detail_load(db, c, battle, &d) != C_OK)
+        return C_DBERR;
+    bool rolled = d.side[side].rr_rolled;
+    battle_detail_free(&d);
+    if (rolled)
+        return refuse(e, PROBLEM_ALREADY_DONE, NULL,
+                      "%s already made their reserve roll for battle %d.", side_title(side),
+                      battle);
+    rc = roll_draw(c, side, "reserve", rs->reserve.dice, in, out, e);
+    if (rc != C_OK)
+        return rc;
+    struct grant_rewrite rw[RS_MAX_EVENTS * RS_MAX_EFFECTS];
+    int nrw = campaign_rewrites(c, side, rw, (int)(sizeof rw / sizeof rw[0]));
+    reserve_options(rs, side, out->faces, out->count, rw, nrw, offered);
+    return roll_store(db, c, "reserve", battle, out,
+                      json_pack("{s:o}", "options", options_to_json(offered)));
+}
+
+static enum problem_code choice_problem(enum choice_error err)
+{
+    switch (err) {
+    case CHOICE_UNKNOWN_OPTION:
+        return PROBLEM_UNKNOWN_OPTION;
+    case CHOICE_DUPLICATE_OPTION:
+        return PROBLEM_OPTION_CHOSEN_TWICE;
+    case CHOICE_DIE_REUSED:
+        return PROBLEM_DIE_USED_TWICE;
+    case CHOICE_GRANT_REQUIRED:
+        return PROBLEM_GRANT_REQUIRED;
+    case CHOICE_INVALID_GRANT:
+        return PROBLEM_INVALID_GRANT;
+    case CHOICE_NOT_ENOUGH_TOKENS:
+        return PROBLEM_NOT_ENOUGH_TOKENS;
+    case CHOICE_TOO_MANY:
+        return PROBLEM_INVALID_FIELD;
+    case CHOICE_OK:
+        break;
+    }
+    return PROBLEM_RULE_VIOLATION;
+}
+
+static enum cres refuse_choice(struct cerr *e, const struct choice_result *res,
+                               const struct option_list *offered, const struct choice_item *items,
+                               int tokens, int cost_so_far)
+{
+    char field[64];
+    const struct choice_item *it = res->item >= 0 ? &items[res->item] : NULL;
+    snprintf(field, sizeof field, "options[%d].%s", res->item,
+             res->error == CHOICE_GRANT_REQUIRED || res->error == CHOICE_INVALID_GRANT ? "grant"
+                                                                                       : "id");
+    enum problem_code code = choice_problem(res->error);
+    const struct option *o = NULL;
+    for (int i = 0; it && i < offered->n; i++)
+        if (it->id && strcmp(offered->o[i].id, it->id) == 0)
+            o = &offered->o[i];
+    switch (res->error) {
+    case CHOICE_UNKNOWN_OPTION:
+        return refuse(e, code, field, "\"%s\" is not one of the options of this roll.",
+                      it && it->id ? it->id : "");
+    case CHOICE_DUPLICATE_OPTION:
+        return refuse(e, code, field, "\"%s\" is chosen twice.", it->id);
+    case CHOICE_DIE_REUSED:
+        return refuse(e, code, field, "\"%s\" uses a die that another chosen option already uses.",
+                      it->id);
+    case CHOICE_GRANT_REQUIRED:
+        return refuse(e, code, field, "\"%s\" offers alternatives: name one as \"grant\".", it->id);
+    case CHOICE_INVALID_GRANT:
+        return refuse(e, code, field, "\"%s\" is not an alternative of \"%s\".", it->grant, it->id);
+    case CHOICE_NOT_ENOUGH_TOKENS:
+        return refuse(e, code, field, "These options cost %d Reserve Token%s; the side has %d.",
+                      cost_so_far + (o ? o->cost : 0),
+                      cost_so_far + (o ? o->cost : 0) == 1 ? "" : "s", tokens);
+    default:
+        return refuse(e, code, "options", "Too many options chosen.");
+    }
+}
+
+enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle, enum side side,
+                                  const struct choice_item *items, int nitems,
+                                  struct choice_output *out, struct cerr *e)
+{
+    memset(out, 0, sizeof *out);
+    if (!campaign_ruleset(c, e))
+        return C_REFUSED;
+    struct battle *b;
+    enum cres rc = phase_require(c, battle, PHASE_RESERVES, &b, e);
+    if (rc != C_OK)
+        return rc;
+    struct battle_detail d;
+    if (battle_detail_load(db, c, battle, &d) != C_OK)
+        return C_DBERR;
+    struct side_detail *sd = &d.side[side];
+    struct option_list *offered = calloc(1, sizeof *offered);
+    struct choice_result *res = calloc(1, sizeof *res);
+    if (!offered || !res) {
+        rc = C_DBERR;
+        goto out;
+    }
+    if (!sd->rr_rolled) {
+        rc = refuse(e, PROBLEM_WRONG_PHASE, NULL,
+                    "%s have not made their reserve roll for battle %d yet.", side_title(side),
+                    battle);
+        e->phase = phase_name(PHASE_RESERVES);
+        goto out;
+    }
+    if (sd->chosen) {
+        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL, "%s already chose their reserves for battle %d.",
+                    side_title(side), battle);
+        goto out;
+    }
+    if (options_from_json(sd->offered, offered) != 0) {
+        rc = C_DBERR;
+        goto out;
+    }
+    reserve_validate(offered, items, nitems, c->tokens[side], res);
+    if (res->error != CHOICE_OK) {
+        int so_far = 0;
+        for (int k = 0; k < res->nchosen; k++)
+            so_far += offered->o[res->chosen[k].offered].cost;
+        rc = refuse_choice(e, res, offered, items, c->tokens[side], so_far);
+        goto out;
+    }
+    out->chosen = json_array();
+    json_t *logged = json_array();
+    for (int k = 0; k < res->nchosen; k++) {
+        const struct option *o = &offered->o[res->chosen[k].offered];
+        json_t *dice = json_array();
+        for (int i = 0; i < o->ndice; i++)
+            json_array_append_new(dice, json_integer(o->dice[i]));
+        json_array_append_new(out->chosen,
+                              json_pack("{s:s, s:s, s:i, s:o}", "id", o->id, "grant",
+                                        res->chosen[k].grant, "cost", o->cost, "dice", dice));
+        json_array_append_new(logged,
+                              json_pack("{s:s, s:s}", "id", o->id, "grant", res->chosen[k].grant));
+    }
+    out->cost = res->cost;
+    rc = campaign_tokens(db, c, side, c->tokens[side] - res->cost, "reserve_choice", battle);
+    out->tokens = c->tokens[side];
+    char num[16], cost[16], after[16];
+    snprintf(num, sizeof num, "%d", battle);
+    snprintf(cost, sizeof cost, "%d", res->cost);
+    snprintf(after, sizeof after, "%d", out->tokens);
+    char *chosen = json_dumps(out->chosen, JSON_COMPACT);
+    const char *p[] = {c->id, num, side_name(side), chosen, cost, after};
+    if (rc == C_OK && (!chosen || db_choice_insert(db, p) != 1))
+        rc = C_DBERR;
+    free(chosen);
+    if (rc == C_OK)
+        rc = campaign_log(db, c, side_name(side), "reserve_choice",
+                          json_pack("{s:i, s:s, s:O, s:i, s:i}", "battle", battle, "side",
+                                    side_name(side), "options", logged, "cost", res->cost, "tokens",
+                                    out->tokens));
+    json_decref(logged);
+    if (rc == C_OK) {
+        sd->chosen = true;
+        enum phase before = b->phase;
+        phase_advance(c, b, &d);
+        if (b->phase != before)
+            rc = battle_save(db, c, b);
+    }
+out:
+    free(offered);
+    free(res);
+    battle_detail_free(&d);
+    if (rc != C_OK) {
+        json_decref(out->chosen);
+        out->chosen = NULL;
+    }
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* A battle's result and the carry-over to the next (RULES.md 2). */
+#include "campaign/campaign.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum cres campaign_result(struct db *db, struct campaign *c, int battle,
+                          const struct result_input *in, struct cerr *e)
+{
+    const struct ruleset *rs = campaign_ruleset(c, e);
+    if (!rs)
+        return C_REFUSED;
+    struct battle *b;
+    enum cres rc = phase_require(c, battle, PHASE_READY, &b, e);
+    if (rc != C_OK)
+        return rc;
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        char field[48];
+        snprintf(field, sizeof field, "objective_medals.%s", side_name((enum side)s));
+        if (in->objective[s] > in->medals[s])
+            return refuse(e, PROBLEM_INVALID_FIELD, field,
+                          "Objective medals are part of the medals won: %s won %d medals, not "
+                          "%d objective medals.",
+                          side_title((enum side)s), in->medals[s], in->objective[s]);
+    }
+    if (in->has_undeployed && !rs->reserve.enabled && (in->undeployed[0] || in->undeployed[1]))
+        return refuse(e, PROBLEM_INVALID_FIELD, "undeployed_reserves",
+                      "This ruleset has no reserve roll, so no undeployed reserves.");
+    b->winner = (int)in->winner;
+    memcpy(b->medals, in->medals, sizeof b->medals);
+    memcpy(b->undeployed, in->undeployed, sizeof b->undeployed);
+    memcpy(b->objective, in->objective, sizeof b->objective);
+    b->phase = PHASE_FINISHED;
+    if (battle_save(db, c, b) != C_OK)
+        return C_DBERR;
+    /* Only the winner gets a Reserve Token back for each reserve unit it could not place. */
+    enum side w = in->winner;
+    if (b->undeployed[w] && campaign_tokens(db, c, w, c->tokens[w] + b->undeployed[w],
+                                            "undeployed_reserves", battle) != C_OK)
+        return C_DBERR;
+    /* What-if effects due after this battle (Western Allies after the first). */
+    const struct what_if_rules *wi = &rs->what_if;
+    for (int i = 0; i < c->neffects; i++)
+        for (int k = 0; k < wi->nevents; k++) {
+            if (strcmp(wi->events[k].id, c->effects[i].event_id) != 0)
+                continue;
+            enum side rollers[SIDE_COUNT];
+            int n = 0;
+            for (int s = 0; s < SIDE_COUNT; s++)
+                if (c->effects[i].rolled_by[s])
+                    rollers[n++] = (enum side)s;
+            int tokens[SIDE_COUNT] = {c->tokens[0], c->tokens[1]};
+            if (!what_if_apply_after_battle(&wi->events[k], rollers, n, battle, tokens))
+                continue;
+            char reason[RS_ID_MAX + 16];
+            snprintf(reason, sizeof reason, "what_if:%s", wi->events[k].id);
+            for (int s = 0; s < SIDE_COUNT; s++)
+                if (campaign_tokens(db, c, (enum side)s, tokens[s], reason, battle) != C_OK)
+                    return C_DBERR;
+        }
+    json_t *log =
+        json_pack("{s:i, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:{s:i, s:i}}", "battle", battle,
+                  "winner", side_name(w), "medals", "allies", in->medals[0], "axis", in->medals[1],
+                  "undeployed_reserves", "allies", in->undeployed[0], "axis", in->undeployed[1],
+                  "objective_medals", "allies", in->objective[0], "axis", in->objective[1]);
+    return campaign_log(db, c, "organizer", "result", log);
+}

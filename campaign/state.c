@@ -1,0 +1,401 @@
+/* Loading and saving a campaign, its derived standing, roles, tokens and the event log. */
+#include "campaign/campaign.h"
+
+#include "campaign/rulesets.h"
+#include "db/store.h"
+#include "rules/load.h"
+
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const phase_names[] = {"setup", "victory_events", "reserves", "ready",
+                                          "finished"};
+static const char *const dice_names[] = {"server", "table", "either"};
+
+const char *phase_name(enum phase p)
+{
+    return (unsigned)p <= PHASE_FINISHED ? phase_names[p] : "?";
+}
+
+bool phase_parse(const char *s, enum phase *out)
+{
+    for (int i = 0; s && i <= PHASE_FINISHED; i++)
+        if (strcmp(s, phase_names[i]) == 0) {
+            *out = (enum phase)i;
+            return true;
+        }
+    return false;
+}
+
+const char *dice_mode_name(enum dice_mode d)
+{
+    return (unsigned)d <= DICE_EITHER ? dice_names[d] : "?";
+}
+
+bool dice_mode_parse(const char *s, enum dice_mode *out)
+{
+    for (int i = 0; s && i <= DICE_EITHER; i++)
+        if (strcmp(s, dice_names[i]) == 0) {
+            *out = (enum dice_mode)i;
+            return true;
+        }
+    return false;
+}
+
+const char *role_name(enum role r)
+{
+    switch (r) {
+    case ROLE_ALLIES:
+        return "allies";
+    case ROLE_AXIS:
+        return "axis";
+    case ROLE_ORGANIZER:
+        return "organizer";
+    case ROLE_NONE:
+        break;
+    }
+    return "none";
+}
+
+enum cres refuse(struct cerr *e, enum problem_code code, const char *field, const char *fmt, ...)
+{
+    e->code = code;
+    snprintf(e->field, sizeof e->field, "%s", field ? field : "");
+    e->phase = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->detail, sizeof e->detail, fmt, ap);
+    va_end(ap);
+    return C_REFUSED;
+}
+
+struct campaign *campaign_new(void)
+{
+    return calloc(1, sizeof(struct campaign));
+}
+
+static void clear(struct campaign *c)
+{
+    json_decref(c->scenarios_json);
+    if (c->scenarios && c->scenarios_json)
+        free(c->scenarios); /* only the campaign's own list is ours */
+    for (int i = 0; i < c->neffects; i++)
+        json_decref(c->effects[i].data);
+    memset(c, 0, sizeof *c);
+}
+
+void campaign_free(struct campaign *c)
+{
+    if (!c)
+        return;
+    clear(c);
+    free(c);
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src ? src : "");
+}
+
+static int side_or_none(const char *s)
+{
+    enum side side;
+    return s && side_parse(s, &side) ? (int)side : -1;
+}
+
+static int int_or(const PGresult *r, int row, int col, int def)
+{
+    const char *v = db_val(r, row, col);
+    return v ? atoi(v) : def;
+}
+
+/* "{infantry,star}" -> faces; returns the count. */
+static int parse_faces(const char *arr, enum face *out, int max)
+{
+    int n = 0;
+    char buf[RULES_MAX_DICE * 10];
+    copy(buf, sizeof buf, arr);
+    char *p = buf;
+    if (*p == '{')
+        p++;
+    p[strcspn(p, "}")] = '\0';
+    for (char *save = NULL, *tok = strtok_r(p, ",", &save); tok && n < max;
+         tok = strtok_r(NULL, ",", &save))
+        if (face_parse(tok, &out[n]))
+            n++;
+    return n;
+}
+
+int campaign_faces_from_sql(const char *arr, enum face *out, int max)
+{
+    return parse_faces(arr, out, max);
+}
+
+static enum cres load_battles(struct db *db, struct campaign *c)
+{
+    PGresult *r = db_battles(db, c->id);
+    if (!r)
+        return C_DBERR;
+    c->nbattles = 0;
+    for (int i = 0; i < PQntuples(r) && i < MAX_BATTLES; i++) {
+        struct battle *b = &c->battles[c->nbattles++];
+        memset(b, 0, sizeof *b);
+        b->number = atoi(PQgetvalue(r, i, 0));
+        copy(b->scenario, sizeof b->scenario, PQgetvalue(r, i, 1));
+        b->first_player = side_or_none(PQgetvalue(r, i, 2)) == SIDE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+        b->cards[0] = atoi(PQgetvalue(r, i, 3));
+        b->cards[1] = atoi(PQgetvalue(r, i, 4));
+        b->medals_to_win = atoi(PQgetvalue(r, i, 5));
+        b->commissar = side_or_none(db_val(r, i, 6));
+        phase_parse(PQgetvalue(r, i, 7), &b->phase);
+        b->winner = side_or_none(db_val(r, i, 8));
+        for (int s = 0; s < SIDE_COUNT; s++) {
+            b->medals[s] = int_or(r, i, 9 + s, 0);
+            b->undeployed[s] = int_or(r, i, 11 + s, 0);
+            b->objective[s] = int_or(r, i, 13 + s, 0);
+        }
+        copy(b->created_at, sizeof b->created_at, PQgetvalue(r, i, 15));
+        copy(b->finished_at, sizeof b->finished_at, PQgetvalue(r, i, 16));
+    }
+    PQclear(r);
+    return C_OK;
+}
+
+static enum cres load_seeds(struct db *db, struct campaign *c)
+{
+    PGresult *r = db_seeds(db, c->id);
+    if (!r)
+        return C_DBERR;
+    c->nseeds = 0;
+    for (int i = 0; i < PQntuples(r) && i < MAX_EPOCHS; i++) {
+        struct seed *s = &c->seeds[c->nseeds++];
+        memset(s, 0, sizeof *s);
+        s->epoch = atoi(PQgetvalue(r, i, 0));
+        const char *hex = db_val(r, i, 1);
+        size_t len = 0;
+        s->known =
+            hex &&
+            sodium_hex2bin(s->bytes, sizeof s->bytes, hex, strlen(hex), NULL, &len, NULL) == 0 &&
+            len == SEED_BYTES;
+        copy(s->commitment, sizeof s->commitment, PQgetvalue(r, i, 2));
+        s->revealed = db_val(r, i, 3) != NULL;
+        copy(s->revealed_at, sizeof s->revealed_at, PQgetvalue(r, i, 3));
+    }
+    PQclear(r);
+    return C_OK;
+}
+
+static enum cres load_effects(struct db *db, struct campaign *c)
+{
+    PGresult *r = db_effects(db, c->id);
+    if (!r)
+        return C_DBERR;
+    c->neffects = 0;
+    for (int i = 0; i < PQntuples(r) && i < RS_MAX_EVENTS; i++) {
+        struct effect_row *e = &c->effects[c->neffects++];
+        copy(e->event_id, sizeof e->event_id, PQgetvalue(r, i, 0));
+        const char *by = PQgetvalue(r, i, 1);
+        e->rolled_by[SIDE_ALLIES] = strstr(by, "allies") != NULL;
+        e->rolled_by[SIDE_AXIS] = strstr(by, "axis") != NULL;
+        e->data = json_loads(PQgetvalue(r, i, 2), 0, NULL);
+    }
+    PQclear(r);
+    return C_OK;
+}
+
+/* The What-if rolls are rolls of battle 0. */
+static enum cres load_what_if(struct db *db, struct campaign *c)
+{
+    PGresult *r = db_rolls_of_battle(db, c->id, "0");
+    if (!r)
+        return C_DBERR;
+    for (int i = 0; i < PQntuples(r); i++) {
+        int s = side_or_none(PQgetvalue(r, i, 1));
+        if (s < 0)
+            continue;
+        enum face f[RULES_MAX_DICE];
+        if (parse_faces(PQgetvalue(r, i, 7), f, RULES_MAX_DICE) >= 1)
+            c->what_if_face[s] = f[0];
+        json_t *detail = json_loads(PQgetvalue(r, i, 8), 0, NULL);
+        copy(c->what_if_event[s], sizeof c->what_if_event[s],
+             json_string_value(json_object_get(detail, "event")));
+        json_decref(detail);
+    }
+    PQclear(r);
+    return C_OK;
+}
+
+enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaign *c,
+                        struct cerr *e)
+{
+    clear(c);
+    PGresult *r = db_campaign_get(db, id, lock);
+    if (!r)
+        return C_DBERR;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return refuse(e, PROBLEM_NOT_FOUND, "id", "There is no campaign %s.", id);
+    }
+    copy(c->id, sizeof c->id, PQgetvalue(r, 0, 0));
+    copy(c->name, sizeof c->name, PQgetvalue(r, 0, 1));
+    copy(c->ruleset_id, sizeof c->ruleset_id, PQgetvalue(r, 0, 2));
+    c->rse = ruleset_entry(c->ruleset_id);
+    c->what_if = PQgetvalue(r, 0, 3)[0] == 't';
+    dice_mode_parse(PQgetvalue(r, 0, 4), &c->dice);
+    c->finished = strcmp(PQgetvalue(r, 0, 5), "finished") == 0;
+    c->version = atoll(PQgetvalue(r, 0, 6));
+    c->next_roll = atol(PQgetvalue(r, 0, 7));
+    c->seed_epoch = atoi(PQgetvalue(r, 0, 8));
+    copy(c->players[0], sizeof c->players[0], PQgetvalue(r, 0, 9));
+    copy(c->players[1], sizeof c->players[1], PQgetvalue(r, 0, 10));
+    c->tokens[0] = atoi(PQgetvalue(r, 0, 11));
+    c->tokens[1] = atoi(PQgetvalue(r, 0, 12));
+    /* Stored in enum role order: allies, axis, organizer. */
+    const int hash_col[3] = {14, 15, 13};
+    for (int k = 0; k < 3; k++) {
+        const char *hex = PQgetvalue(r, 0, hash_col[k]);
+        sodium_hex2bin(c->key_hash[k], 32, hex, strlen(hex), NULL, NULL, NULL);
+    }
+    const char *sc = db_val(r, 0, 16);
+    if (sc)
+        c->scenarios_json = json_loads(sc, 0, NULL);
+    c->winner = side_or_none(db_val(r, 0, 17));
+    copy(c->created_at, sizeof c->created_at, PQgetvalue(r, 0, 18));
+    copy(c->finished_at, sizeof c->finished_at, PQgetvalue(r, 0, 19));
+    PQclear(r);
+
+    if (c->scenarios_json) {
+        char err[300];
+        c->scenarios = calloc(1, sizeof *c->scenarios);
+        if (!c->scenarios || scenario_list_from_json(c->scenarios_json, "$.scenarios", c->scenarios,
+                                                     err, sizeof err)) {
+            free(c->scenarios);
+            c->scenarios = NULL;
+            json_decref(c->scenarios_json);
+            c->scenarios_json = NULL;
+        }
+    } else if (c->rse && c->rse->rs->scenarios.n > 0) {
+        c->scenarios = (struct scenario_list *)&c->rse->rs->scenarios;
+    }
+    if (load_battles(db, c) || load_seeds(db, c) || load_effects(db, c) || load_what_if(db, c))
+        return C_DBERR;
+    return C_OK;
+}
+
+enum cres campaign_save(struct db *db, struct campaign *c)
+{
+    char roll[24], epoch[16], ta[16], tx[16], version[24];
+    snprintf(roll, sizeof roll, "%ld", c->next_roll);
+    snprintf(epoch, sizeof epoch, "%d", c->seed_epoch);
+    snprintf(ta, sizeof ta, "%d", c->tokens[SIDE_ALLIES]);
+    snprintf(tx, sizeof tx, "%d", c->tokens[SIDE_AXIS]);
+    snprintf(version, sizeof version, "%lld", c->version);
+    const char *p[] = {c->id,
+                       roll,
+                       epoch,
+                       ta,
+                       tx,
+                       c->finished ? "finished" : "active",
+                       c->winner >= 0 ? side_name((enum side)c->winner) : NULL,
+                       version};
+    if (db_campaign_save(db, p) != 1 || db_notify(db, c->id) < 0)
+        return C_DBERR;
+    c->version++;
+    return C_OK;
+}
+
+const struct ruleset *campaign_ruleset(const struct campaign *c, struct cerr *e)
+{
+    if (c->rse)
+        return c->rse->rs;
+    refuse(e, PROBLEM_RULESET_UNAVAILABLE, "ruleset",
+           "This campaign plays the ruleset \"%s\", which this server has not loaded (see "
+           "--rulesets-dir).",
+           c->ruleset_id);
+    return NULL;
+}
+
+struct battle *campaign_current(struct campaign *c)
+{
+    return c->nbattles ? &c->battles[c->nbattles - 1] : NULL;
+}
+
+struct battle *campaign_battle(struct campaign *c, int number)
+{
+    return number >= 1 && number <= c->nbattles ? &c->battles[number - 1] : NULL;
+}
+
+void campaign_standing(const struct campaign *c, struct standing *st)
+{
+    memset(st, 0, sizeof *st);
+    for (int i = 0; i < c->nbattles; i++) {
+        const struct battle *b = &c->battles[i];
+        if (b->phase != PHASE_FINISHED)
+            continue;
+        if (b->winner >= 0)
+            st->battles_won[b->winner]++;
+        for (int s = 0; s < SIDE_COUNT; s++) {
+            st->medals[s] += b->medals[s];
+            st->objective_medals[s] += b->objective[s];
+        }
+    }
+}
+
+enum role campaign_role(const struct campaign *c, const char *key)
+{
+    if (!key || strlen(key) != KEY_TEXT_LEN)
+        return ROLE_NONE;
+    uint8_t h[32];
+    crypto_hash_sha256(h, (const unsigned char *)key, KEY_TEXT_LEN);
+    enum role found = ROLE_NONE;
+    /* Compare against all three every time, so the time taken says nothing. */
+    for (int k = 0; k < 3; k++)
+        if (sodium_memcmp(h, c->key_hash[k], 32) == 0)
+            found = (enum role)k;
+    return found;
+}
+
+int campaign_rewrites(const struct campaign *c, enum side side, struct grant_rewrite *out, int max)
+{
+    if (!c->rse)
+        return 0;
+    const struct what_if_rules *w = &c->rse->rs->what_if;
+    int n = 0;
+    for (int i = 0; i < c->neffects; i++)
+        for (int k = 0; k < w->nevents; k++)
+            if (strcmp(w->events[k].id, c->effects[i].event_id) == 0)
+                n += what_if_rewrites(&w->events[k], side, out + n, max - n);
+    return n;
+}
+
+enum cres campaign_log(struct db *db, const struct campaign *c, const char *actor,
+                       const char *action, json_t *detail)
+{
+    char *text = json_dumps(detail ? detail : json_object(), JSON_COMPACT);
+    json_decref(detail);
+    long rc = text ? db_log_insert(db, c->id, actor, action, text) : -1;
+    free(text);
+    return rc == 1 ? C_OK : C_DBERR;
+}
+
+enum cres campaign_tokens(struct db *db, struct campaign *c, enum side side, int new_value,
+                          const char *reason, int battle)
+{
+    if (new_value < 0)
+        new_value = 0;
+    int delta = new_value - c->tokens[side];
+    if (delta == 0)
+        return C_OK;
+    char d[16], bal[16], bat[16];
+    snprintf(d, sizeof d, "%d", delta);
+    snprintf(bal, sizeof bal, "%d", new_value);
+    snprintf(bat, sizeof bat, "%d", battle);
+    const char *p[] = {c->id, side_name(side), d, bal, reason, battle > 0 ? bat : NULL};
+    if (db_ledger_insert(db, p) != 1)
+        return C_DBERR;
+    c->tokens[side] = new_value;
+    return C_OK;
+}

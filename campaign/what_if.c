@@ -1,0 +1,98 @@
+/* "What if?" rolls (RULES.md 5): one die per side before the first battle. */
+#include "campaign/campaign.h"
+
+#include "db/store.h"
+#include "rules/to_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct effect_row *find_effect(struct campaign *c, const char *id)
+{
+    for (int i = 0; i < c->neffects; i++)
+        if (strcmp(c->effects[i].event_id, id) == 0)
+            return &c->effects[i];
+    return NULL;
+}
+
+static enum cres store_effect(struct db *db, struct campaign *c, const struct event_def *ev,
+                              enum side roller)
+{
+    struct effect_row *row = find_effect(c, ev->id);
+    if (!row) {
+        if (c->neffects >= RS_MAX_EVENTS)
+            return C_DBERR;
+        row = &c->effects[c->neffects++];
+        memset(row, 0, sizeof *row);
+        snprintf(row->event_id, sizeof row->event_id, "%s", ev->id);
+        row->data = json_pack("{s:s, s:s, s:o, s:b}", "name", ev->name, "text", ev->text, "scope",
+                              scope_to_json(&ev->scope), "stacks", ev->stacks);
+    }
+    row->rolled_by[roller] = true;
+    char by[32];
+    snprintf(by, sizeof by, "{%s%s%s}", row->rolled_by[SIDE_ALLIES] ? "allies" : "",
+             row->rolled_by[SIDE_ALLIES] && row->rolled_by[SIDE_AXIS] ? "," : "",
+             row->rolled_by[SIDE_AXIS] ? "axis" : "");
+    char *data = json_dumps(row->data, JSON_COMPACT);
+    long ok = data ? db_effect_upsert(db, c->id, ev->id, by, data) : -1;
+    free(data);
+    return ok == 1 ? C_OK : C_DBERR;
+}
+
+enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
+                           const struct roll_input *in, struct what_if_output *out, struct cerr *e)
+{
+    memset(out, 0, sizeof *out);
+    const struct ruleset *rs = campaign_ruleset(c, e);
+    if (!rs)
+        return C_REFUSED;
+    if (c->finished)
+        return refuse(e, PROBLEM_CAMPAIGN_FINISHED, NULL, "The campaign is finished.");
+    if (!c->what_if || !rs->what_if.enabled)
+        return refuse(e, PROBLEM_RULE_VIOLATION, NULL,
+                      "This campaign was created without What-if events.");
+    if (c->what_if_event[side][0])
+        return refuse(e, PROBLEM_ALREADY_DONE, NULL, "%s already rolled their What-if die.",
+                      side_title(side));
+    struct battle *first = campaign_battle(c, 1);
+    if (first && first->phase != PHASE_SETUP) {
+        refuse(e, PROBLEM_WRONG_PHASE, NULL,
+               "What-if events are rolled before the first battle, which is in phase %s.",
+               phase_name(first->phase));
+        e->phase = phase_name(PHASE_SETUP);
+        return C_REFUSED;
+    }
+    enum cres rc = roll_draw(c, side, "what_if", 1, in, &out->roll, e);
+    if (rc != C_OK)
+        return rc;
+    const struct event_def *ev = what_if_event(rs, side, out->roll.faces[0]);
+    if (!ev)
+        return refuse(e, PROBLEM_RULE_VIOLATION, NULL, "The ruleset has no What-if table.");
+    out->event = ev;
+    bool already = find_effect(c, ev->id) != NULL;
+    out->applied = !already || ev->stacks;
+    rc = roll_store(db, c, "what_if", 0, &out->roll,
+                    json_pack("{s:s, s:b}", "event", ev->id, "applied", out->applied));
+    if (rc != C_OK)
+        return rc;
+    snprintf(c->what_if_event[side], sizeof c->what_if_event[side], "%s", ev->id);
+    c->what_if_face[side] = out->roll.faces[0];
+    int tokens[SIDE_COUNT] = {c->tokens[0], c->tokens[1]};
+    what_if_apply_now(ev, side, already, tokens);
+    char reason[RS_ID_MAX + 16];
+    snprintf(reason, sizeof reason, "what_if:%s", ev->id);
+    for (int s = 0; s < SIDE_COUNT; s++)
+        if (campaign_tokens(db, c, (enum side)s, tokens[s], reason, 0) != C_OK)
+            return C_DBERR;
+    if (store_effect(db, c, ev, side) != C_OK)
+        return C_DBERR;
+    /* The first battle may have waited in setup for the What-if rolls. */
+    if (first) {
+        enum phase before = first->phase;
+        phase_advance(c, first, NULL);
+        if (first->phase != before && battle_save(db, c, first) != C_OK)
+            return C_DBERR;
+    }
+    return C_OK;
+}

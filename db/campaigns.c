@@ -1,0 +1,112 @@
+/* Statements on campaigns and seeds. */
+#include "db/store.h"
+
+#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define CAMPAIGN_COLUMNS                                                                           \
+    "id, name, ruleset, what_if, dice, status, version, next_roll, seed_epoch, player_allies, "    \
+    "player_axis, tokens_allies, tokens_axis, encode(organizer_key_hash, 'hex'), "                 \
+    "encode(allies_key_hash, 'hex'), encode(axis_key_hash, 'hex'), scenarios, winner, " TS(        \
+        "created_at") ", " TS("finished_at")
+
+static struct db_statement st_insert = {
+    "campaign_insert",
+    "INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, player_axis, "
+    "tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, axis_key_hash, scenarios) "
+    "VALUES ($1::uuid, $2, $3, $4::boolean, $5, $6, $7, $8::int, $9::int, decode($10, 'hex'), "
+    "decode($11, 'hex'), decode($12, 'hex'), $13::jsonb)",
+    13, 0};
+static struct db_statement st_get = {
+    "campaign_get", "SELECT " CAMPAIGN_COLUMNS " FROM campaigns WHERE id = $1::uuid", 1, 0};
+static struct db_statement st_lock = {
+    "campaign_lock", "SELECT " CAMPAIGN_COLUMNS " FROM campaigns WHERE id = $1::uuid FOR UPDATE", 1,
+    0};
+static struct db_statement st_save = {
+    "campaign_save",
+    "UPDATE campaigns SET version = version + 1, next_roll = $2::int, seed_epoch = $3::int, "
+    "tokens_allies = $4::int, tokens_axis = $5::int, status = $6, winner = $7, "
+    "finished_at = CASE WHEN $6 = 'finished' THEN coalesce(finished_at, now()) END "
+    "WHERE id = $1::uuid AND version = $8::bigint",
+    8, 0};
+static struct db_statement st_version = {"campaign_version",
+                                         "SELECT version FROM campaigns WHERE id = $1::uuid", 1, 0};
+static struct db_statement st_list = {
+    "campaign_list",
+    "SELECT id, name, ruleset, status, version, player_allies, player_axis, " TS(
+        "created_at") ", seq FROM campaigns WHERE $1::bigint IS NULL OR seq < $1::bigint "
+                      "ORDER BY seq DESC LIMIT $2::int",
+    2, 0};
+static struct db_statement st_exists = {"campaign_exists",
+                                        "SELECT 1 FROM campaigns WHERE id = $1::uuid", 1, 0};
+
+long db_campaign_insert(struct db *db, const char *const p[13])
+{
+    return db_command(db, &st_insert, p);
+}
+
+PGresult *db_campaign_get(struct db *db, const char *id, bool lock)
+{
+    const char *p[] = {id};
+    return db_exec(db, lock ? &st_lock : &st_get, p);
+}
+
+long db_campaign_save(struct db *db, const char *const p[8])
+{
+    return db_command(db, &st_save, p);
+}
+
+PGresult *db_campaign_version(struct db *db, const char *id)
+{
+    const char *p[] = {id};
+    return db_exec(db, &st_version, p);
+}
+
+PGresult *db_campaign_list(struct db *db, const char *before_seq, const char *limit)
+{
+    const char *p[] = {before_seq, limit};
+    return db_exec(db, &st_list, p);
+}
+
+long db_campaign_exists(struct db *db, const char *id)
+{
+    const char *p[] = {id};
+    PGresult *r = db_exec(db, &st_exists, p);
+    if (!r)
+        return -1;
+    long n = PQntuples(r);
+    PQclear(r);
+    return n;
+}
+
+static struct db_statement st_seed_insert = {
+    "seed_insert",
+    "INSERT INTO seeds (campaign_id, epoch, seed, commitment, revealed_at) VALUES ($1::uuid, "
+    "$2::int, decode($3, 'hex'), $4, CASE WHEN $5::boolean THEN now() END)",
+    5, 0};
+static struct db_statement st_seeds = {
+    "seeds",
+    "SELECT epoch, encode(seed, 'hex'), commitment, " TS(
+        "revealed_at") " FROM seeds WHERE campaign_id = $1::uuid ORDER BY epoch",
+    1, 0};
+static struct db_statement st_reveal = {
+    "seeds_reveal",
+    "UPDATE seeds SET revealed_at = now() WHERE campaign_id = $1::uuid AND revealed_at IS NULL", 1,
+    0};
+
+long db_seed_insert(struct db *db, const char *campaign, const char *epoch, const char *seed_hex,
+                    const char *commitment, bool revealed)
+{
+    const char *p[] = {campaign, epoch, seed_hex, commitment, revealed ? "true" : "false"};
+    return db_command(db, &st_seed_insert, p);
+}
+
+PGresult *db_seeds(struct db *db, const char *campaign)
+{
+    const char *p[] = {campaign};
+    return db_exec(db, &st_seeds, p);
+}
+
+long db_seeds_reveal(struct db *db, const char *campaign)
+{
+    const char *p[] = {campaign};
+    return db_command(db, &st_reveal, p);
+}

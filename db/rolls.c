@@ -1,0 +1,37 @@
+/* Statements on rolls (append-only). */
+#include "db/store.h"
+
+#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define ROLL_COLUMNS                                                                               \
+    "n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail, " TS("at")
+
+static struct db_statement st_insert = {
+    "roll_insert",
+    "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, client_seed, seed_epoch, "
+    "faces, detail) VALUES ($1::uuid, $2::int, $3, $4, $5::int, $6, $7, $8::int, $9::text[], "
+    "$10::jsonb)",
+    10, 0};
+static struct db_statement st_all = {
+    "rolls", "SELECT " ROLL_COLUMNS " FROM rolls WHERE campaign_id = $1::uuid ORDER BY n", 1, 0};
+static struct db_statement st_battle = {
+    "rolls_of_battle",
+    "SELECT " ROLL_COLUMNS
+    " FROM rolls WHERE campaign_id = $1::uuid AND battle = $2::int ORDER BY n",
+    2, 0};
+
+long db_roll_insert(struct db *db, const char *const p[10])
+{
+    return db_command(db, &st_insert, p);
+}
+
+PGresult *db_rolls(struct db *db, const char *campaign)
+{
+    const char *p[] = {campaign};
+    return db_exec(db, &st_all, p);
+}
+
+PGresult *db_rolls_of_battle(struct db *db, const char *campaign, const char *battle)
+{
+    const char *p[] = {campaign, battle};
+    return db_exec(db, &st_battle, p);
+}
