@@ -69,6 +69,8 @@ static enum cres rotate(struct db *db, struct write_ctx *w)
         if (w->c->seeds[i].epoch == w->c->seed_epoch)
             current = &w->c->seeds[i];
     }
+    if (!current)
+        return C_DBERR; /* campaign_rotate_seed always adds the new epoch */
     w->status = 200;
     w->body = json_pack("{s:i, s:s, s:o}", "seed_epoch", current->epoch, "seed_commitment",
                         current->commitment, "revealed",

@@ -11,9 +11,8 @@ static struct db_statement st_effect_upsert = {
     4, 0};
 static struct db_statement st_effects = {
     "effects",
-    "SELECT event_id, rolled_by, data FROM effects WHERE campaign_id = $1::uuid ORDER BY at, "
-    "event_id",
-    1, 0};
+    "SELECT event_id, rolled_by, data FROM effects WHERE campaign_id = $1::uuid ORDER BY seq", 1,
+    0};
 
 long db_effect_upsert(struct db *db, const char *campaign, const char *event_id,
                       const char *rolled_by, const char *data)

@@ -29,7 +29,7 @@ scripts/pg.sh start "$pgdir" --fast
 export M44_TEST_PGDIR=$pgdir
 M44_TEST_PGHOST=$(scripts/pg.sh host "$pgdir")
 export M44_TEST_PGHOST
-mkdir -p tests/out
+rm -rf tests/out && mkdir -p tests/out
 
 failed=()
 

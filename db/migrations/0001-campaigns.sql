@@ -105,6 +105,7 @@ CREATE TABLE effects (
     event_id     text NOT NULL,
     rolled_by    text[] NOT NULL,
     data         jsonb NOT NULL,
+    seq          bigint GENERATED ALWAYS AS IDENTITY, -- the order they were rolled in
     at           timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (campaign_id, event_id)
 );

@@ -242,10 +242,10 @@ static void test_sigterm_drains(void)
     CU_ASSERT_FATAL(daemon_start(&t, conninfo, NULL));
     int fd = tcp_connect(t.port);
     CU_ASSERT_FATAL(fd >= 0);
-    const char *body = "{\"client_seed\":\"x\"}";
+    const char *body = "{\"name\":\"drained\",\"ruleset\":\"standard\"}";
     char head[256];
     snprintf(head, sizeof head,
-             "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "Content-Length: %zu\r\n\r\n",
              strlen(body));
     CU_ASSERT(write(fd, head, strlen(head)) == (ssize_t)strlen(head));
@@ -263,7 +263,9 @@ static void test_sigterm_drains(void)
     char resp[2048];
     tcp_read_all(fd, resp, sizeof resp, 5000);
     close(fd);
-    CU_ASSERT_PTR_NOT_NULL(strstr(resp, "HTTP/1.1 405"));
+    /* The request completed: the campaign was created and its keys returned. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp, "HTTP/1.1 201"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(resp, "\"organizer_key\""));
     CU_ASSERT_EQUAL(daemon_stop(&t, 0, 15), 0);
 }
 

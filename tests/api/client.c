@@ -1,0 +1,106 @@
+#include "tests/api/client.h"
+
+#include "tests/common/testkit.h"
+
+#include <CUnit/CUnit.h>
+#include <CUnit/TestRun.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct daemon api_daemon;
+char *api_conninfo;
+
+struct http_resp *api(const struct daemon *d, const char *method, const char *path,
+                      const struct camp *c, enum who who, const char *body,
+                      const char *const *headers)
+{
+    char url[512], auth[128];
+    snprintf(url, sizeof url, "%s%s", d->base, path);
+    const char *h[16];
+    int n = 0;
+    if (c && who != ANYONE) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->key[who]);
+        h[n++] = auth;
+    }
+    for (const char *const *p = headers; p && *p && n < 14; p++)
+        h[n++] = *p;
+    h[n] = NULL;
+    return http_do(method, url, body, h);
+}
+
+bool camp_create(const struct daemon *d, const char *body, struct camp *c)
+{
+    memset(c, 0, sizeof *c);
+    struct http_resp *r = api(d, "POST", "/api/v1/campaigns", NULL, ANYONE, body, NULL);
+    if (r->status != 201)
+        fprintf(stderr, "\ncreate failed (%ld): %s\n", r->status, r->body);
+    if (CU_get_current_test()) /* also used by suite set-ups, outside any test */
+        CU_ASSERT_EQUAL(r->status, 201);
+    bool ok = r->status == 201;
+    if (ok) {
+        snprintf(c->id, sizeof c->id, "%s", http_str(r, "id"));
+        snprintf(c->key[ORGANIZER], sizeof c->key[0], "%s", http_str(r, "organizer_key"));
+        snprintf(c->key[ALLIES], sizeof c->key[0], "%s", http_str(r, "allies_key"));
+        snprintf(c->key[AXIS], sizeof c->key[0], "%s", http_str(r, "axis_key"));
+        snprintf(c->commitment, sizeof c->commitment, "%s", http_str(r, "seed_commitment"));
+    }
+    http_free(r);
+    return ok;
+}
+
+struct http_resp *camp_post(const struct daemon *d, const struct camp *c, enum who who,
+                            const char *suffix, const char *body)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s%s", c->id, suffix);
+    return api(d, "POST", path, c, who, body ? body : "{}", NULL);
+}
+
+struct http_resp *camp_get(const struct daemon *d, const struct camp *c, const char *suffix)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s%s", c->id, suffix);
+    return api(d, "GET", path, NULL, ANYONE, NULL, NULL);
+}
+
+long long camp_version(const struct daemon *d, const struct camp *c)
+{
+    struct http_resp *r = camp_get(d, c, "");
+    long long v = r->status == 200 ? http_int(r, "version") : -1;
+    http_free(r);
+    return v;
+}
+
+void assert_problem(const struct http_resp *r, long status, const char *code)
+{
+    char ct[128];
+    if (r->status != status || strcmp(http_str(r, "code"), code) != 0)
+        fprintf(stderr, "\nexpected %ld %s, got %ld %s\n", status, code, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, status);
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "Content-Type", ct, sizeof ct));
+    CU_ASSERT_STRING_EQUAL(ct, "application/problem+json");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "code"), code);
+    CU_ASSERT_EQUAL(http_int(r, "status"), status);
+    CU_ASSERT(strlen(http_str(r, "title")) > 0 && strlen(http_str(r, "detail")) > 0);
+}
+
+char *jstr(json_t *j)
+{
+    return json_dumps(j, JSON_COMPACT);
+}
+
+long sql_long(const char *sql)
+{
+    PGconn *c = PQconnectdb(api_conninfo);
+    PGresult *r = PQexec(c, sql);
+    long v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)
+                 ? atol(PQgetvalue(r, 0, 0))
+                 : -1;
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fprintf(stderr, "\nSQL failed: %s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+    return v;
+}

@@ -1,0 +1,49 @@
+/* Campaign-level helpers for API tests: create, act with a role's key, read. */
+#ifndef M44_TEST_CLIENT_H
+#define M44_TEST_CLIENT_H
+
+#include "tests/common/daemon.h"
+#include "tests/common/http.h"
+
+#include <stdbool.h>
+
+enum who { ORGANIZER = 0, ALLIES = 1, AXIS = 2, ANYONE = 3 };
+
+struct camp {
+    char id[40];
+    char key[3][64]; /* organizer, allies, axis */
+    char commitment[70];
+};
+
+/* A request to `path` (absolute, e.g. "/api/v1/rulesets") with `who`'s key and extra headers. */
+struct http_resp *api(const struct daemon *d, const char *method, const char *path,
+                      const struct camp *c, enum who who, const char *body,
+                      const char *const *headers);
+
+/* POST /api/v1/campaigns with `body`; fills c. Fails the test (and returns false) on non-201. */
+bool camp_create(const struct daemon *d, const char *body, struct camp *c);
+
+/* POST /api/v1/campaigns/{id}<suffix> as `who`. */
+struct http_resp *camp_post(const struct daemon *d, const struct camp *c, enum who who,
+                            const char *suffix, const char *body);
+
+/* GET /api/v1/campaigns/{id}<suffix>. */
+struct http_resp *camp_get(const struct daemon *d, const struct camp *c, const char *suffix);
+
+/* The campaign's version (GET), or -1. */
+long long camp_version(const struct daemon *d, const struct camp *c);
+
+/* Asserts a problem+json reply with this status and code. */
+void assert_problem(const struct http_resp *r, long status, const char *code);
+
+/* Serialises json (reference kept) into a static-lifetime string the caller frees. */
+char *jstr(json_t *j);
+
+/* The shared daemon and database of the API suites (started once in main.c). */
+extern struct daemon api_daemon;
+extern char *api_conninfo;
+
+/* One SQL value as a number (on a fresh connection to the test database), or -1. */
+long sql_long(const char *sql);
+
+#endif

@@ -1,0 +1,378 @@
+/*
+ * Idempotency-Key, racing requests, long polling, and two daemons sharing one database.
+ * Invariants: one roll per key, exactly one winner per race, roll numbers 1..N with no gap
+ * and no duplicate.
+ */
+#include "tests/api/client.h"
+#include "tests/common/testkit.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define THREADS 16
+
+static const char *const SIDES[2] = {"allies", "axis"};
+
+static long roll_count(const struct camp *c)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM rolls WHERE campaign_id = '%s'", c->id);
+    return sql_long(sql);
+}
+
+/* Roll numbers run 1..N: as many rows as the largest number, and no duplicate (primary key). */
+static void assert_contiguous(const struct camp *c, long want_n)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT CASE WHEN count(*) = max(n) AND min(n) = 1 THEN count(*) ELSE -2 END "
+             "FROM rolls WHERE campaign_id = '%s'",
+             c->id);
+    CU_ASSERT_EQUAL(sql_long(sql), want_n);
+    snprintf(sql, sizeof sql, "SELECT next_roll - 1 FROM campaigns WHERE id = '%s'", c->id);
+    CU_ASSERT_EQUAL(sql_long(sql), want_n);
+}
+
+static struct camp new_campaign(const char *ruleset, const char *dice)
+{
+    struct camp c;
+    char body[256];
+    snprintf(body, sizeof body, "{\"name\":\"race\",\"ruleset\":\"%s\",\"dice\":\"%s\"%s}", ruleset,
+             dice,
+             strcmp(ruleset, "simplified") ? ",\"reserve_tokens\":{\"allies\":5,\"axis\":5}" : "");
+    CU_ASSERT(camp_create(&api_daemon, body, &c));
+    return c;
+}
+
+static long battle(const struct daemon *d, const struct camp *c, int n)
+{
+    char body[200];
+    snprintf(body, sizeof body,
+             "{\"scenario\":\"Battle %d\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+             "\"axis\":5},\"medals_to_win\":5}",
+             n);
+    struct http_resp *r = camp_post(d, c, ORGANIZER, "/battles", body);
+    long st = r->status;
+    http_free(r);
+    return st;
+}
+
+/* ---- idempotency ---- */
+
+static void test_same_key_twice(void)
+{
+    struct camp c = new_campaign("standard", "server");
+    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
+    const char *h[] = {"Idempotency-Key: roll-allies-1", NULL};
+    struct http_resp *a = api(&api_daemon, "POST", path, &c, ALLIES, "{\"client_seed\":\"x\"}", h);
+    struct http_resp *b = api(&api_daemon, "POST", path, &c, ALLIES, "{\"client_seed\":\"x\"}", h);
+    CU_ASSERT_EQUAL(a->status, 201);
+    CU_ASSERT_EQUAL(b->status, 201);
+    CU_ASSERT_EQUAL(a->len, b->len);
+    CU_ASSERT_EQUAL(memcmp(a->body, b->body, a->len), 0); /* byte for byte */
+    char replayed[16];
+    CU_ASSERT_PTR_NOT_NULL(http_header(b, "Idempotent-Replayed", replayed, sizeof replayed));
+    CU_ASSERT_PTR_NULL(http_header(a, "Idempotent-Replayed", replayed, sizeof replayed));
+    http_free(a);
+    http_free(b);
+    CU_ASSERT_EQUAL(roll_count(&c), 1);
+    /* The same key for another request is refused, and changes nothing. */
+    long long v = camp_version(&api_daemon, &c);
+    struct http_resp *d = api(&api_daemon, "POST", path, &c, ALLIES, "{\"client_seed\":\"y\"}", h);
+    assert_problem(d, 422, "idempotency-key-reused");
+    http_free(d);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), v);
+    CU_ASSERT_EQUAL(roll_count(&c), 1);
+    /* Without a key, a repeat is a second request: refused, the side has rolled. */
+    d = api(&api_daemon, "POST", path, &c, ALLIES, "{\"client_seed\":\"x\"}", NULL);
+    assert_problem(d, 409, "already-done");
+    http_free(d);
+}
+
+static void test_create_with_key(void)
+{
+    long before = sql_long("SELECT count(*) FROM campaigns");
+    const char *h[] = {"Idempotency-Key: create-once-7", NULL};
+    const char *body = "{\"name\":\"once\",\"ruleset\":\"standard\"}";
+    struct http_resp *a = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, h);
+    struct http_resp *b = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, h);
+    CU_ASSERT_EQUAL(a->status, 201);
+    CU_ASSERT_EQUAL(b->status, 201);
+    CU_ASSERT_STRING_EQUAL(a->body, b->body);
+    char la[256], lb[256];
+    CU_ASSERT_PTR_NOT_NULL(http_header(a, "Location", la, sizeof la));
+    CU_ASSERT_PTR_NOT_NULL(http_header(b, "Location", lb, sizeof lb));
+    CU_ASSERT_STRING_EQUAL(la, lb);
+    http_free(a);
+    http_free(b);
+    CU_ASSERT_EQUAL(sql_long("SELECT count(*) FROM campaigns"), before + 1);
+}
+
+struct shot {
+    const struct daemon *d;
+    const char *method, *path, *body;
+    const struct camp *c;
+    enum who who;
+    const char *header;
+    pthread_barrier_t *start;
+    long status;
+    char *body_out;
+};
+
+static void *fire(void *arg)
+{
+    struct shot *s = arg;
+    const char *h[] = {s->header, NULL};
+    pthread_barrier_wait(s->start);
+    struct http_resp *r = api(s->d, s->method, s->path, s->c, s->who, s->body, h);
+    s->status = r->status;
+    s->body_out = strdup(r->body);
+    http_free(r);
+    return NULL;
+}
+
+/* Sends n requests at once (one thread each); returns how many got `ok_status`. */
+static int race(struct shot *shots, int n, long ok_status)
+{
+    pthread_t t[64];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)n);
+    for (int i = 0; i < n; i++) {
+        shots[i].start = &start;
+        pthread_create(&t[i], NULL, fire, &shots[i]);
+    }
+    int ok = 0;
+    for (int i = 0; i < n; i++) {
+        pthread_join(t[i], NULL);
+        ok += shots[i].status == ok_status;
+    }
+    pthread_barrier_destroy(&start);
+    return ok;
+}
+
+static void free_shots(struct shot *shots, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(shots[i].body_out);
+}
+
+static void test_concurrent_same_key(void)
+{
+    struct camp c = new_campaign("standard", "server");
+    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
+    struct shot shots[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        shots[i] = (struct shot){
+            &api_daemon, "POST", path, "{}", &c, AXIS, "Idempotency-Key: sixteen-at-once"};
+    CU_ASSERT_EQUAL(race(shots, THREADS, 201), THREADS);
+    for (int i = 1; i < THREADS; i++)
+        CU_ASSERT_STRING_EQUAL(shots[i].body_out, shots[0].body_out);
+    free_shots(shots, THREADS);
+    CU_ASSERT_EQUAL(roll_count(&c), 1);
+    assert_contiguous(&c, 1);
+}
+
+/* 16 threads race the same side's reserve choice: exactly one succeeds; one debit. */
+static void test_racing_choices(void)
+{
+    struct camp c = new_campaign("standard", "table");
+    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
+    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                                    "{\"faces\":[\"infantry\",\"armor\"]}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-choice", c.id);
+    struct shot shots[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        shots[i] = (struct shot){
+            &api_daemon, "POST",
+            path,        "{\"options\":[{\"id\":\"infantry@0\"},{\"id\":\"armor@1\"}]}",
+            &c,          ALLIES,
+            NULL};
+    CU_ASSERT_EQUAL(race(shots, THREADS, 200), 1);
+    int already = 0;
+    for (int i = 0; i < THREADS; i++)
+        already += shots[i].status == 409 && strstr(shots[i].body_out, "already-done");
+    CU_ASSERT_EQUAL(already, THREADS - 1);
+    free_shots(shots, THREADS);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(http_int(r, "sides.allies.reserve_tokens"), 3); /* 5 - 2, once */
+    http_free(r);
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM token_ledger WHERE campaign_id = '%s' AND reason = "
+             "'reserve_choice'",
+             c.id);
+    CU_ASSERT_EQUAL(sql_long(sql), 1);
+}
+
+/*
+ * A campaign played with every step raced by 16 threads (both sides at once where both may
+ * act), on one daemon or alternating between two: one success per action, and the roll
+ * numbers 1..N with no gap.
+ */
+static void race_campaign(const struct daemon *d1, const struct daemon *d2)
+{
+    struct camp c = new_campaign("standard", "server");
+    long rolls = 0;
+    char path[256];
+    for (int n = 1; n <= 3; n++) {
+        CU_ASSERT_EQUAL(battle(n % 2 ? d1 : d2, &c, n), 201);
+        const char *steps[] = {n > 1 ? "victory-events" : NULL, "reserve-roll"};
+        for (int st = 0; st < 2; st++) {
+            if (!steps[st])
+                continue;
+            snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/%d/%s", c.id, n, steps[st]);
+            struct shot shots[THREADS];
+            for (int i = 0; i < THREADS; i++)
+                shots[i] = (struct shot){i % 2 ? d1 : d2,           "POST", path, "{}", &c,
+                                         i % 4 < 2 ? ALLIES : AXIS, NULL};
+            CU_ASSERT_EQUAL(race(shots, THREADS, 201), 2); /* one per side */
+            free_shots(shots, THREADS);
+            rolls += 2;
+        }
+        snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/%d/reserve-choice", c.id, n);
+        struct shot shots[THREADS];
+        for (int i = 0; i < THREADS; i++)
+            shots[i] =
+                (struct shot){i % 2 ? d2 : d1,           "POST", path, "{\"options\":[]}", &c,
+                              i % 4 < 2 ? ALLIES : AXIS, NULL};
+        CU_ASSERT_EQUAL(race(shots, THREADS, 200), 2);
+        free_shots(shots, THREADS);
+        char body[128];
+        snprintf(body, sizeof body, "{\"winner\":\"%s\",\"medals\":{\"allies\":5,\"axis\":5}}",
+                 SIDES[n % 2]);
+        snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/%d/result", c.id, n);
+        for (int i = 0; i < THREADS; i++)
+            shots[i] = (struct shot){i % 2 ? d1 : d2, "POST", path, body, &c, ORGANIZER, NULL};
+        CU_ASSERT_EQUAL(race(shots, THREADS, 200), 1);
+        free_shots(shots, THREADS);
+    }
+    assert_contiguous(&c, rolls);
+    struct http_resp *r = camp_get(d2, &c, "/rolls");
+    CU_ASSERT_EQUAL(json_array_size(r->json), (size_t)rolls);
+    for (size_t i = 0; i < json_array_size(r->json); i++)
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(r->json, i), "n")),
+                        (json_int_t)i + 1);
+    http_free(r);
+}
+
+static void test_racing_rolls_one_daemon(void)
+{
+    race_campaign(&api_daemon, &api_daemon);
+}
+
+static struct daemon second;
+
+static void test_two_daemons(void)
+{
+    CU_ASSERT_FATAL(daemon_start(&second, api_conninfo, NULL));
+    race_campaign(&api_daemon, &second);
+    /* Alternating plain requests: each daemon sees the other's writes at once. */
+    struct camp c = new_campaign("standard", "server");
+    CU_ASSERT_EQUAL(battle(&second, &c, 1), 201);
+    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", "{}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    r = camp_post(&second, &c, ALLIES, "/battles/1/reserve-roll", "{}");
+    assert_problem(r, 409, "already-done");
+    http_free(r);
+    r = camp_post(&second, &c, AXIS, "/battles/1/reserve-roll", "{}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "roll"), 2);
+    http_free(r);
+    long long v1 = camp_version(&api_daemon, &c), v2 = camp_version(&second, &c);
+    CU_ASSERT_EQUAL(v1, v2);
+}
+
+/* ---- long polling ---- */
+
+struct poll_arg {
+    const struct daemon *d;
+    const struct camp *c;
+    char inm[80];
+    int wait;
+    long status;
+    long long version;
+    double seconds;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *poll_thread(void *arg)
+{
+    struct poll_arg *p = arg;
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s?wait=%d", p->c->id, p->wait);
+    const char *h[] = {p->inm, NULL};
+    double t0 = now_s();
+    struct http_resp *r = api(p->d, "GET", path, NULL, ANYONE, NULL, h);
+    p->seconds = now_s() - t0;
+    p->status = r->status;
+    p->version = r->status == 200 ? http_int(r, "version") : -1;
+    http_free(r);
+    return NULL;
+}
+
+static void long_poll(const struct daemon *waiting_on, const struct daemon *writing_to)
+{
+    struct camp c = new_campaign("standard", "server");
+    long long v = camp_version(waiting_on, &c);
+    struct poll_arg p = {.d = waiting_on, .c = &c, .wait = 25};
+    snprintf(p.inm, sizeof p.inm, "If-None-Match: \"%lld\"", v);
+    pthread_t t;
+    pthread_create(&t, NULL, poll_thread, &p);
+    tk_sleep_ms(500);
+    CU_ASSERT_EQUAL(battle(writing_to, &c, 1), 201);
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL(p.status, 200);
+    CU_ASSERT_EQUAL(p.version, v + 1);
+    /* Woken by the change, long before the 25 s wait ran out. */
+    CU_ASSERT(p.seconds < 15);
+}
+
+static void test_long_poll(void)
+{
+    long_poll(&api_daemon, &api_daemon);
+    /* Unchanged: 304 once the wait is over. */
+    struct camp c = new_campaign("standard", "server");
+    struct poll_arg p = {.d = &api_daemon, .c = &c, .wait = 1};
+    snprintf(p.inm, sizeof p.inm, "If-None-Match: \"%lld\"", camp_version(&api_daemon, &c));
+    poll_thread(&p);
+    CU_ASSERT_EQUAL(p.status, 304);
+    CU_ASSERT(p.seconds >= 0.9);
+}
+
+static void test_long_poll_across_daemons(void)
+{
+    CU_ASSERT_FATAL(second.pid > 0);
+    long_poll(&api_daemon, &second);
+    CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
+}
+
+void register_concurrency_tests(void)
+{
+    CU_pSuite s = CU_add_suite("idempotency and concurrency", NULL, NULL);
+    CU_add_test(s, "Idempotency-Key: the same request twice", test_same_key_twice);
+    CU_add_test(s, "Idempotency-Key on campaign creation", test_create_with_key);
+    CU_add_test(s, "16 concurrent requests with one key: one roll", test_concurrent_same_key);
+    CU_add_test(s, "16 threads racing one side's choice: one succeeds", test_racing_choices);
+    CU_add_test(s, "racing rolls: numbers 1..N, no gap", test_racing_rolls_one_daemon);
+    CU_add_test(s, "two daemons on one database", test_two_daemons);
+    CU_add_test(s, "long polling: woken by a change, 304 on timeout", test_long_poll);
+    CU_add_test(s, "long polling across daemons (NOTIFY)", test_long_poll_across_daemons);
+}

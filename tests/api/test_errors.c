@@ -1,0 +1,517 @@
+/*
+ * Every error class: status, problem+json body (naming the field), and nothing changed (the
+ * campaign's version and the number of rows are the same after a refused request).
+ */
+#include "tests/api/client.h"
+#include "tests/common/testkit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct camp srv, tbl, done;
+
+/* Rows a refused request must not add. */
+static long rows(void)
+{
+    return sql_long("SELECT (SELECT count(*) FROM campaigns) + (SELECT count(*) FROM rolls) + "
+                    "(SELECT count(*) FROM battles) + (SELECT count(*) FROM reserve_choices) + "
+                    "(SELECT count(*) FROM event_log) + (SELECT count(*) FROM token_ledger) + "
+                    "(SELECT count(*) FROM idempotency) + (SELECT count(*) FROM effects)");
+}
+
+static void ok(struct http_resp *r, long status)
+{
+    if (r->status != status)
+        fprintf(stderr, "\nexpected %ld, got %ld %s\n", status, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, status);
+    http_free(r);
+}
+
+static int suite_init(void)
+{
+    /* A server-dice campaign with battle 1 in reserves and the Allies' roll made. */
+    if (!camp_create(&api_daemon,
+                     "{\"name\":\"errors\",\"ruleset\":\"standard\",\"reserve_tokens\":"
+                     "{\"allies\":0,\"axis\":1}}",
+                     &srv))
+        return 1;
+    struct http_resp *r = camp_post(&api_daemon, &srv, ORGANIZER, "/battles",
+                                    "{\"scenario\":\"Pegasus Bridge\",\"first_player\":"
+                                    "\"axis\",\"cards\":{\"allies\":4,\"axis\":5},"
+                                    "\"medals_to_win\":4}");
+    long st = r->status;
+    http_free(r);
+    r = camp_post(&api_daemon, &srv, ALLIES, "/battles/1/reserve-roll", "{}");
+    st += r->status;
+    http_free(r);
+    /* A table-dice campaign, to choose the faces. */
+    if (!camp_create(&api_daemon,
+                     "{\"name\":\"table\",\"ruleset\":\"standard\",\"dice\":\"table\","
+                     "\"reserve_tokens\":{\"allies\":1,\"axis\":0}}",
+                     &tbl))
+        return 1;
+    r = camp_post(&api_daemon, &tbl, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
+                  "\"axis\":4},\"medals_to_win\":4}");
+    st += r->status;
+    http_free(r);
+    /* A finished campaign. */
+    if (!camp_create(&api_daemon, "{\"name\":\"done\",\"ruleset\":\"simplified\"}", &done))
+        return 1;
+    r = camp_post(&api_daemon, &done, ORGANIZER, "/finish", NULL);
+    st += r->status;
+    http_free(r);
+    return st == 201 + 201 + 201 + 200 ? 0 : 1;
+}
+
+struct create_case {
+    const char *body;
+    long status;
+    const char *code, *field;
+};
+
+static const struct create_case create_cases[] = {
+    {"{", 400, "malformed-json", NULL},
+    {"[1,2]", 400, "malformed-json", NULL},
+    {"\"text\"", 400, "malformed-json", NULL},
+    {"{\"name\":\"a\",\"name\":\"b\",\"ruleset\":\"standard\"}", 400, "malformed-json", NULL},
+    {"{\"name\":\"a\\u0000b\",\"ruleset\":\"standard\"}", 400, "malformed-json", NULL},
+    {"{\"name\":\"\xff\xfe\",\"ruleset\":\"standard\"}", 400, "malformed-json", NULL},
+    {"{\"name\":5,\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
+    {"{\"ruleset\":\"standard\"}", 400, "missing-field", "name"},
+    {"{\"name\":\"x\"}", 400, "missing-field", "ruleset"},
+    {"{\"name\":null,\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"colour\":\"red\"}", 400, "unknown-field",
+     "colour"},
+    {"{\"name\":\"\",\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
+    {"{\"name\":\"x\",\"ruleset\":\"nope\"}", 400, "invalid-field", "ruleset"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"what_if\":true}", 400, "invalid-field", "what_if"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"what_if\":\"yes\"}", 400, "invalid-field",
+     "what_if"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"dice\":\"loaded\"}", 400, "invalid-field", "dice"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":100,\"axis\":1}}",
+     400, "invalid-field", "reserve_tokens.allies"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":-1,\"axis\":1}}", 400,
+     "invalid-field", "reserve_tokens.allies"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":1.5,\"axis\":1}}",
+     400, "invalid-field", "reserve_tokens.allies"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":\"2\",\"axis\":1}}",
+     400, "invalid-field", "reserve_tokens.allies"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":2}}", 400,
+     "missing-field", "reserve_tokens.axis"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":2,\"axis\":2,"
+     "\"neutral\":1}}",
+     400, "unknown-field", "reserve_tokens.neutral"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":"
+     "99999999999999999999999,\"axis\":1}}",
+     400, "malformed-json", NULL},
+    {"{\"name\":\"x\",\"ruleset\":\"simplified\",\"reserve_tokens\":{\"allies\":1,\"axis\":1}}",
+     400, "invalid-field", "reserve_tokens"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"players\":\"Ann\"}", 400, "invalid-field",
+     "players"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"scenarios\":{\"start\":\"A\",\"list\":[],"
+     "\"branches\":{}}}",
+     400, "invalid-field", "scenarios.list"},
+};
+
+static void test_create_refusals(void)
+{
+    long before = rows();
+    for (size_t i = 0; i < sizeof create_cases / sizeof create_cases[0]; i++) {
+        const struct create_case *c = &create_cases[i];
+        struct http_resp *r =
+            api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, c->body, NULL);
+        assert_problem(r, c->status, c->code);
+        if (c->field) {
+            if (strcmp(http_str(r, "field"), c->field) != 0)
+                fprintf(stderr, "\ncase %zu: field \"%s\", want \"%s\"\n", i, http_str(r, "field"),
+                        c->field);
+            CU_ASSERT_STRING_EQUAL(http_str(r, "field"), c->field);
+        }
+        http_free(r);
+    }
+    /* Over-long strings, counted in bytes. */
+    char body[1024], name[260];
+    memset(name, 'n', 201);
+    name[201] = '\0';
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"ruleset\":\"standard\"}", name);
+    struct http_resp *r = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "name");
+    http_free(r);
+    memset(name, 'p', 101);
+    name[101] = '\0';
+    snprintf(body, sizeof body,
+             "{\"name\":\"x\",\"ruleset\":\"standard\",\"players\":{\"allies\":\"%s\"}}", name);
+    r = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "players.allies");
+    http_free(r);
+    CU_ASSERT_EQUAL(rows(), before);
+}
+
+struct action_case {
+    const char *name;
+    struct camp *c;
+    enum who who;
+    const char *suffix, *body;
+    const char *header;
+    long status;
+    const char *code, *field, *phase;
+};
+
+static struct action_case action_cases[] = {
+    {"no key", &srv, ANYONE, "/battles/1/reserve-roll", "{}", NULL, 401, "unauthorized"},
+    {"organizer for a side", &srv, ORGANIZER, "/battles/1/reserve-roll", "{}", NULL, 403,
+     "forbidden"},
+    {"side for the organizer", &srv, AXIS, "/battles/1/result",
+     "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 403, "forbidden"},
+    {"side sets up a battle", &srv, ALLIES, "/battles", "{}", NULL, 403, "forbidden"},
+    {"battle 99", &srv, AXIS, "/battles/99/reserve-roll", "{}", NULL, 404, "not-found"},
+    {"battle 0", &srv, AXIS, "/battles/0/reserve-roll", "{}", NULL, 404, "not-found"},
+    {"battle abc", &srv, AXIS, "/battles/abc/reserve-roll", "{}", NULL, 404, "not-found"},
+    {"wrong phase: victory events in battle 1", &srv, AXIS, "/battles/1/victory-events", "{}", NULL,
+     409, "wrong-phase", NULL, "victory_events"},
+    {"wrong phase: result before ready", &srv, ORGANIZER, "/battles/1/result",
+     "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 409, "wrong-phase", NULL,
+     "ready"},
+    {"wrong phase: next battle too early", &srv, ORGANIZER, "/battles",
+     "{\"scenario\":\"B\",\"first_player\":\"axis\",\"cards\":{\"allies\":4,\"axis\":5},"
+     "\"medals_to_win\":4}",
+     NULL, 409, "wrong-phase", NULL, "finished"},
+    {"rolled already", &srv, ALLIES, "/battles/1/reserve-roll", "{}", NULL, 409, "already-done"},
+    {"choice before rolling", &srv, AXIS, "/battles/1/reserve-choice", "{\"options\":[]}", NULL,
+     409, "wrong-phase", NULL, "reserves"},
+    {"not enough tokens", &srv, ALLIES, "/battles/1/reserve-choice",
+     "{\"options\":[{\"id\":\"%s\"}]}", NULL, 422, "not-enough-tokens", "options[0].id"},
+    {"stale If-Match", &srv, AXIS, "/battles/1/reserve-roll", "{}", "If-Match: \"1\"", 412,
+     "precondition-failed"},
+    {"faces in a server campaign", &srv, AXIS, "/battles/1/reserve-roll",
+     "{\"faces\":[\"star\",\"star\"]}", NULL, 422, "dice-not-allowed", "faces"},
+    {"client seed too long", &srv, AXIS, "/battles/1/reserve-roll",
+     "{\"client_seed\":\"12345678901234567890123456789012345678901234567890123456789012345\"}",
+     NULL, 400, "invalid-field", "client_seed"},
+    {"client seed and faces", &srv, AXIS, "/battles/1/reserve-roll",
+     "{\"client_seed\":\"a\",\"faces\":[\"star\",\"star\"]}", NULL, 400, "invalid-field", "faces"},
+    {"unknown body field", &srv, AXIS, "/battles/1/reserve-roll", "{\"seed\":\"a\"}", NULL, 400,
+     "unknown-field", "seed"},
+    {"what-if without What-if", &srv, AXIS, "/what-if", "{}", NULL, 422, "rule-violation"},
+    {"Idempotency-Key too long", &srv, AXIS, "/battles/1/reserve-roll", "{}",
+     "Idempotency-Key: "
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+     400, "invalid-parameter", "Idempotency-Key"},
+    {"options not a list", &srv, ALLIES, "/battles/1/reserve-choice", "{\"options\":{}}", NULL, 400,
+     "invalid-field", "options"},
+    {"option not an object", &srv, ALLIES, "/battles/1/reserve-choice", "{\"options\":[1]}", NULL,
+     400, "invalid-field", "options[0]"},
+    {"option with unknown field", &srv, ALLIES, "/battles/1/reserve-choice",
+     "{\"options\":[{\"id\":\"x@0\",\"price\":1}]}", NULL, 400, "unknown-field",
+     "options[0].price"},
+    {"choice without options", &srv, ALLIES, "/battles/1/reserve-choice", "{}", NULL, 400,
+     "missing-field", "options"},
+    {"table: no faces", &tbl, ALLIES, "/battles/1/reserve-roll", "{}", NULL, 422,
+     "dice-not-allowed", "faces"},
+    {"table: three faces", &tbl, ALLIES, "/battles/1/reserve-roll",
+     "{\"faces\":[\"star\",\"star\",\"flag\"]}", NULL, 400, "invalid-faces", "faces"},
+    {"table: unknown face", &tbl, ALLIES, "/battles/1/reserve-roll",
+     "{\"faces\":[\"tank\",\"star\"]}", NULL, 400, "invalid-faces", "faces[0]"},
+    {"table: faces not strings", &tbl, ALLIES, "/battles/1/reserve-roll", "{\"faces\":[1,2]}", NULL,
+     400, "invalid-faces", "faces[0]"},
+    {"finished: roll", &done, ALLIES, "/battles", "{}", NULL, 403, "forbidden"},
+    {"finished: battle", &done, ORGANIZER, "/battles", "{}", NULL, 409, "campaign-finished"},
+    {"finished: finish again", &done, ORGANIZER, "/finish", "{}", NULL, 409, "campaign-finished"},
+    {"finish with a body", &srv, ORGANIZER, "/finish", "{\"now\":true}", NULL, 400, "unknown-field",
+     "now"},
+    {"finish mid-battle", &srv, ORGANIZER, "/finish", "{}", NULL, 409, "wrong-phase", NULL,
+     "finished"},
+    {"result: winner both", &srv, ORGANIZER, "/battles/1/result",
+     "{\"winner\":\"both\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 400, "invalid-field",
+     "winner"},
+    {"result: medals missing", &srv, ORGANIZER, "/battles/1/result",
+     "{\"winner\":\"axis\",\"medals\":{\"allies\":1}}", NULL, 400, "missing-field", "medals.axis"},
+    {"result: negative medals", &srv, ORGANIZER, "/battles/1/result",
+     "{\"winner\":\"axis\",\"medals\":{\"allies\":-1,\"axis\":4}}", NULL, 400, "invalid-field",
+     "medals.allies"},
+};
+
+static void test_action_refusals(void)
+{
+    /* The Allies rolled in battle 1: find an option that costs a token they do not have. */
+    struct http_resp *b = camp_get(&api_daemon, &srv, "/battles/1");
+    json_t *opts = http_json_at(b, "reserves.allies.options");
+    char paid[160] = "none";
+    size_t i;
+    json_t *o;
+    json_array_foreach(opts, i, o) if (json_integer_value(json_object_get(o, "cost")) > 0) snprintf(
+        paid, sizeof paid, "%s\",\"grant\":\"%s", json_string_value(json_object_get(o, "id")),
+        json_string_value(json_array_get(json_object_get(o, "grants"), 0)));
+    http_free(b);
+    for (size_t k = 0; k < sizeof action_cases / sizeof action_cases[0]; k++) {
+        struct action_case *c = &action_cases[k];
+        if (strcmp(c->code, "not-enough-tokens") == 0 && strcmp(paid, "none") == 0)
+            continue; /* the Allies rolled only free results (flags and stars) */
+        /* "%s" in a body stands for the paid option's id. */
+        char body[512];
+        const char *mark = strstr(c->body, "%s");
+        if (mark)
+            snprintf(body, sizeof body, "%.*s%s%s", (int)(mark - c->body), c->body, paid, mark + 2);
+        else
+            snprintf(body, sizeof body, "%s", c->body);
+        long before = rows(), version = camp_version(&api_daemon, c->c);
+        char path[256];
+        snprintf(path, sizeof path, "/api/v1/campaigns/%s%s", c->c->id, c->suffix);
+        const char *headers[] = {c->header, NULL};
+        struct http_resp *r = api(&api_daemon, "POST", path, c->c, c->who, body, headers);
+        if (r->status != c->status)
+            fprintf(stderr, "\ncase \"%s\"\n", c->name);
+        assert_problem(r, c->status, c->code);
+        if (c->field)
+            CU_ASSERT_STRING_EQUAL(http_str(r, "field"), c->field);
+        if (c->phase)
+            CU_ASSERT_STRING_EQUAL(http_str(r, "phase"), c->phase);
+        http_free(r);
+        CU_ASSERT_EQUAL(camp_version(&api_daemon, c->c), version);
+        CU_ASSERT_EQUAL(rows(), before);
+    }
+}
+
+static void test_keys(void)
+{
+    long version = camp_version(&api_daemon, &srv);
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", srv.id);
+    const char *bad[] = {"Authorization: Bearer nope",
+                         "Authorization: Bearer aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                         "Authorization: Basic dXNlcjpwYXNz", "Authorization: Bearer ", NULL};
+    for (int i = 0; bad[i]; i++) {
+        const char *h[] = {bad[i], NULL};
+        struct http_resp *r = api(&api_daemon, "POST", path, NULL, ANYONE, "{}", h);
+        assert_problem(r, 401, "unauthorized");
+        http_free(r);
+    }
+    /* Another campaign's key is no key here. */
+    struct camp other = srv;
+    memcpy(other.key[AXIS], tbl.key[AXIS], sizeof other.key[AXIS]);
+    struct http_resp *r = camp_post(&api_daemon, &other, AXIS, "/battles/1/reserve-roll", "{}");
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    /* A key in the query string is ignored. */
+    char q[512];
+    snprintf(q, sizeof q, "%s?key=%s&access_token=%s", path, srv.key[AXIS], srv.key[AXIS]);
+    r = api(&api_daemon, "POST", q, NULL, ANYONE, "{}", NULL);
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &srv), version);
+    /* The role endpoint says whose key it is, and reading needs no key. */
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/role", srv.id);
+    r = api(&api_daemon, "GET", path, &srv, AXIS, NULL, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "role"), "axis");
+    http_free(r);
+    r = camp_get(&api_daemon, &srv, "");
+    CU_ASSERT_EQUAL(r->status, 200);
+    /* and never shows keys or the unrevealed seed */
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT_PTR_NULL(strstr(r->body, srv.key[k]));
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "seeds.0.server_seed")));
+    CU_ASSERT_PTR_NULL(http_json_at(r, "server_seed"));
+    http_free(r);
+}
+
+/* With faces chosen at the table, every reserve-choice refusal of RULES.md 3. */
+static void test_choice_refusals(void)
+{
+    struct http_resp *r = camp_post(&api_daemon, &tbl, ALLIES, "/battles/1/reserve-roll",
+                                    "{\"faces\":[\"star\",\"grenade\"]}");
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    http_free(r);
+    static const struct {
+        const char *body, *code, *field;
+    } cases[] = {
+        {"{\"options\":[{\"id\":\"tiger@0\"}]}", "unknown-option", "options[0].id"},
+        {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"tiger\"}]}", "invalid-grant",
+         "options[0].grant"},
+        {"{\"options\":[{\"id\":\"star-grenade@0+1\",\"grant\":\"artillery\"}]}", "invalid-grant",
+         "options[0].grant"},
+        {"{\"options\":[{\"id\":\"grenade@1\"}]}", "grant-required", "options[0].grant"},
+        {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"armor\"},{\"id\":\"star-grenade@0+1\","
+         "\"grant\":\"elite-armor\"}]}",
+         "die-used-twice", "options[1].id"},
+        {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"armor\"},{\"id\":\"grenade@1\","
+         "\"grant\":\"armor\"}]}",
+         "option-chosen-twice", "options[1].id"},
+        {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"armor\"},{\"id\":\"star@0\"}]}",
+         "unknown-option", "options[1].id"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long before = rows(), version = camp_version(&api_daemon, &tbl);
+        r = camp_post(&api_daemon, &tbl, ALLIES, "/battles/1/reserve-choice", cases[i].body);
+        assert_problem(r, 422, cases[i].code);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), cases[i].field);
+        http_free(r);
+        CU_ASSERT_EQUAL(camp_version(&api_daemon, &tbl), version);
+        CU_ASSERT_EQUAL(rows(), before);
+    }
+    /* The Axis has no token: a unit is refused, the free options are not. */
+    r = camp_post(&api_daemon, &tbl, AXIS, "/battles/1/reserve-roll",
+                  "{\"faces\":[\"infantry\",\"flag\"]}");
+    http_free(r);
+    r = camp_post(&api_daemon, &tbl, AXIS, "/battles/1/reserve-choice",
+                  "{\"options\":[{\"id\":\"flag@1\"},{\"id\":\"infantry@0\"}]}");
+    assert_problem(r, 422, "not-enough-tokens");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "options[1].id");
+    http_free(r);
+    /* A valid choice debits exactly its cost: one token for the elite unit. */
+    r = camp_post(&api_daemon, &tbl, ALLIES, "/battles/1/reserve-choice",
+                  "{\"options\":[{\"id\":\"star-grenade@0+1\",\"grant\":\"elite-infantry\"}]}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_EQUAL(http_int(r, "cost"), 1);
+    CU_ASSERT_EQUAL(http_int(r, "reserve_tokens"), 0);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "chosen.0.grant"), "elite-infantry");
+    http_free(r);
+    r = camp_post(&api_daemon, &tbl, ALLIES, "/battles/1/reserve-choice", "{\"options\":[]}");
+    assert_problem(r, 409, "already-done");
+    http_free(r);
+    ok(camp_post(&api_daemon, &tbl, AXIS, "/battles/1/reserve-choice",
+                 "{\"options\":[{\"id\":\"flag@1\"}]}"),
+       200);
+    /* Objective medals are part of the medals. */
+    r = camp_post(&api_daemon, &tbl, ORGANIZER, "/battles/1/result",
+                  "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4},"
+                  "\"objective_medals\":{\"allies\":2,\"axis\":0}}");
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "objective_medals.allies");
+    http_free(r);
+}
+
+static void test_if_match(void)
+{
+    long long v = camp_version(&api_daemon, &tbl);
+    char h[64], path[256];
+    snprintf(h, sizeof h, "If-Match: \"%lld\"", v);
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/result", tbl.id);
+    const char *headers[] = {h, NULL};
+    struct http_resp *r =
+        api(&api_daemon, "POST", path, &tbl, ORGANIZER,
+            "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", headers);
+    CU_ASSERT_EQUAL(r->status, 200);
+    char etag[64];
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, sizeof etag));
+    char want[64];
+    snprintf(want, sizeof want, "\"%lld\"", v + 1);
+    CU_ASSERT_STRING_EQUAL(etag, want);
+    http_free(r);
+    /* The same If-Match again is stale now. */
+    r = api(&api_daemon, "POST", path, &tbl, ORGANIZER,
+            "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", headers);
+    assert_problem(r, 412, "precondition-failed");
+    http_free(r);
+    /* GET gives the ETag; If-None-Match with it is 304. */
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s", tbl.id);
+    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, sizeof etag));
+    CU_ASSERT_STRING_EQUAL(etag, want);
+    http_free(r);
+    char inm[80];
+    snprintf(inm, sizeof inm, "If-None-Match: %s", want);
+    const char *h2[] = {inm, NULL};
+    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h2);
+    CU_ASSERT_EQUAL(r->status, 304);
+    CU_ASSERT_EQUAL(r->len, 0);
+    http_free(r);
+}
+
+static void test_read_refusals(void)
+{
+    static const struct {
+        const char *path;
+        long status;
+        const char *code;
+    } cases[] = {
+        {"/api/v1/campaigns/00000000-0000-4000-8000-000000000000", 404, "not-found"},
+        {"/api/v1/campaigns/not-a-uuid", 404, "not-found"},
+        {"/api/v1/campaigns/00000000-0000-4000-8000-000000000000/battles/1", 404, "not-found"},
+        {"/api/v1/campaigns/00000000-0000-4000-8000-000000000000/rolls", 404, "not-found"},
+        {"/api/v1/campaigns?limit=0", 400, "invalid-parameter"},
+        {"/api/v1/campaigns?limit=101", 400, "invalid-parameter"},
+        {"/api/v1/campaigns?limit=ten", 400, "invalid-parameter"},
+        {"/api/v1/campaigns?cursor=abc", 400, "invalid-parameter"},
+        {"/api/v1/rulesets/nope", 404, "not-found"},
+        {"/assets/nope.js", 404, "not-found"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct http_resp *r = api(&api_daemon, "GET", cases[i].path, NULL, ANYONE, NULL, NULL);
+        assert_problem(r, cases[i].status, cases[i].code);
+        http_free(r);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s?wait=-1", srv.id);
+    struct http_resp *r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
+    assert_problem(r, 400, "invalid-parameter");
+    http_free(r);
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/7", srv.id);
+    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+}
+
+/* Strings are stored and returned exactly: quotes, SQL, emoji, control characters. */
+static void test_strings_exact(void)
+{
+    const char *name = "\"Quoted\" '; DROP TABLE campaigns; -- \\ 🎲 ✠ Überfall \x01\x1f\t\n end";
+    const char *player = "O'Brien <script>alert(1)</script> %s %n";
+    const char *scenario = "Hill 112 \"Überall\" 💥 '); DELETE FROM rolls; --";
+    json_t *body = json_pack("{s:s, s:s, s:{s:s, s:s}}", "name", name, "ruleset", "standard",
+                             "players", "allies", player, "axis", "");
+    char *text = jstr(body);
+    json_decref(body);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon, text, &c));
+    free(text);
+    body = json_pack("{s:s, s:s, s:{s:i, s:i}, s:i}", "scenario", scenario, "first_player",
+                     "allies", "cards", "allies", 5, "axis", 5, "medals_to_win", 6);
+    text = jstr(body);
+    json_decref(body);
+    ok(camp_post(&api_daemon, &c, ORGANIZER, "/battles", text), 201);
+    free(text);
+    struct http_resp *r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "name"), name);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "sides.allies.player"), player);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "sides.axis.player"), "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "battles.0.scenario"), scenario);
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "scenario"), scenario);
+    http_free(r);
+    CU_ASSERT(sql_long("SELECT count(*) FROM campaigns") > 0); /* still there */
+}
+
+static void test_body_too_large(void)
+{
+    long before = rows();
+    size_t n = 2u << 20;
+    char *big = malloc(n + 64);
+    int h = snprintf(big, 64, "{\"name\":\"");
+    memset(big + h, 'x', n);
+    snprintf(big + h + n, 64, "\",\"ruleset\":\"standard\"}");
+    struct http_resp *r = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, big, NULL);
+    assert_problem(r, 413, "body-too-large");
+    http_free(r);
+    free(big);
+    CU_ASSERT_EQUAL(rows(), before);
+}
+
+void register_error_tests(void)
+{
+    CU_pSuite s = CU_add_suite("errors", suite_init, NULL);
+    CU_add_test(s, "create: every bad input is a 400 naming the field", test_create_refusals);
+    CU_add_test(s, "actions: 401/403/404/409/412/422/400, nothing changed", test_action_refusals);
+    CU_add_test(s, "keys: wrong, other campaign's, in the query string", test_keys);
+    CU_add_test(s, "reserve choice refusals and exact debit", test_choice_refusals);
+    CU_add_test(s, "If-Match / ETag / 304", test_if_match);
+    CU_add_test(s, "read refusals", test_read_refusals);
+    CU_add_test(s, "strings stored and returned exactly", test_strings_exact);
+    CU_add_test(s, "body over the cap", test_body_too_large);
+}

@@ -1,0 +1,303 @@
+/* Export, bin/m44 verify, and import (the backup): round trip, refusals, unfinished. */
+#include "tests/api/client.h"
+#include "tests/common/testkit.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct daemon other; /* a second m44d on its own database */
+static char *other_db;
+
+static int suite_init(void)
+{
+    other_db = tk_new_database("api_import");
+    return daemon_start(&other, other_db, NULL) ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    int st = daemon_stop(&other, SIGTERM, 30);
+    free(other_db);
+    return st == 0 ? 0 : 1;
+}
+
+static void must(struct http_resp *r, long status)
+{
+    if (r->status != status)
+        fprintf(stderr, "\nexpected %ld: %ld %s\n", status, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, status);
+    http_free(r);
+}
+
+/* Two battles with dice from both sources; finished unless `finish` is false. */
+static void play(struct camp *c, bool finish)
+{
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"export me\",\"ruleset\":\"fall-of-poland\","
+                                "\"what_if\":true,\"dice\":\"either\",\"reserve_tokens\":"
+                                "{\"allies\":2,\"axis\":2},\"players\":{\"allies\":\"Ann\","
+                                "\"axis\":\"Bob\"}}",
+                                c));
+    must(camp_post(&api_daemon, c, ALLIES, "/what-if", "{\"faces\":[\"grenade\"]}"), 201);
+    must(camp_post(&api_daemon, c, AXIS, "/what-if", "{\"faces\":[\"armor\"]}"), 201);
+    for (int n = 1; n <= 2; n++) {
+        char p[64];
+        must(camp_post(&api_daemon, c, ORGANIZER, "/battles",
+                       n == 1 ? "{\"scenario\":\"Mokra\",\"first_player\":\"axis\",\"cards\":"
+                                "{\"allies\":4,\"axis\":5},\"medals_to_win\":5}"
+                              : "{\"scenario\":\"Hel\",\"first_player\":\"allies\",\"cards\":"
+                                "{\"allies\":5,\"axis\":5},\"medals_to_win\":5}"),
+             201);
+        if (n == 2) {
+            snprintf(p, sizeof p, "/battles/%d/victory-events", n);
+            must(camp_post(&api_daemon, c, ALLIES, p, "{\"client_seed\":\"ve\"}"), 201);
+            must(camp_post(&api_daemon, c, AXIS, p, "{\"faces\":[\"star\",\"star\",\"grenade\"]}"),
+                 201);
+        }
+        snprintf(p, sizeof p, "/battles/%d/reserve-roll", n);
+        must(camp_post(&api_daemon, c, ALLIES, p, "{\"faces\":[\"star\",\"infantry\"]}"), 201);
+        must(camp_post(&api_daemon, c, AXIS, p, "{\"client_seed\":\"rr\"}"), 201);
+        snprintf(p, sizeof p, "/battles/%d/reserve-choice", n);
+        must(camp_post(&api_daemon, c, ALLIES, p,
+                       "{\"options\":[{\"id\":\"star-infantry-dragoons@0+1\"}]}"),
+             200);
+        must(camp_post(&api_daemon, c, AXIS, p, "{\"options\":[]}"), 200);
+        snprintf(p, sizeof p, "/battles/%d/result", n);
+        must(camp_post(&api_daemon, c, ORGANIZER, p,
+                       "{\"winner\":\"axis\",\"medals\":{\"allies\":2,\"axis\":5},"
+                       "\"undeployed_reserves\":{\"allies\":0,\"axis\":1},"
+                       "\"objective_medals\":{\"allies\":1,\"axis\":2}}"),
+             200);
+    }
+    if (finish)
+        must(camp_post(&api_daemon, c, ORGANIZER, "/finish", NULL), 200);
+}
+
+static char *export_of(const struct daemon *d, const struct camp *c, const char *file)
+{
+    struct http_resp *r = camp_get(d, c, "/export");
+    CU_ASSERT_EQUAL(r->status, 200);
+    char disp[200];
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "Content-Disposition", disp, sizeof disp));
+    static char path[512];
+    tk_out_path(file, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    fwrite(r->body, 1, r->len, f);
+    fclose(f);
+    char *body = strdup(r->body);
+    http_free(r);
+    return body;
+}
+
+static int verify(const char *file, char **out)
+{
+    char path[512], cmd[1200];
+    tk_out_path(file, path, sizeof path);
+    snprintf(cmd, sizeof cmd, "'%s/m44' verify '%s' 2>&1", tk_env("M44_TEST_BIN"), path);
+    FILE *p = popen(cmd, "r");
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = '\0';
+    int st = pclose(p);
+    *out = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_round_trip(void)
+{
+    struct camp c;
+    play(&c, true);
+    char *doc = export_of(&api_daemon, &c, "export-finished.json");
+    char *out;
+    CU_ASSERT_EQUAL(verify("export-finished.json", &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "0 mismatch(es), 0 not verifiable yet"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "entered from the table"));
+    /* Restored on another server: same standing, same rolls, new keys. */
+    struct http_resp *r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    struct camp copy = c;
+    snprintf(copy.key[ORGANIZER], sizeof copy.key[0], "%s", http_str(r, "organizer_key"));
+    CU_ASSERT_STRING_EQUAL(http_str(r, "id"), c.id);
+    CU_ASSERT_STRING_NOT_EQUAL(http_str(r, "organizer_key"), c.key[ORGANIZER]);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "status"), "finished");
+    http_free(r);
+    struct http_resp *a = camp_get(&api_daemon, &c, ""), *b = camp_get(&other, &c, "");
+    const char *same[] = {"name",        "ruleset",         "status",    "sides",
+                          "battles",     "effects",         "outcome",   "what_if_rolls",
+                          "server_seed", "seed_commitment", "seed_epoch"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        bool eq = json_equal(http_json_at(a, same[i]), http_json_at(b, same[i]));
+        if (!eq)
+            fprintf(stderr, "\nimport differs in %s\n", same[i]);
+        CU_ASSERT_TRUE(eq);
+    }
+    for (size_t i = 0; i < json_array_size(http_json_at(a, "seeds")); i++) {
+        json_t *x = json_array_get(http_json_at(a, "seeds"), i);
+        json_t *y = json_array_get(http_json_at(b, "seeds"), i);
+        CU_ASSERT_TRUE(
+            json_equal(json_object_get(x, "commitment"), json_object_get(y, "commitment")));
+        CU_ASSERT_TRUE(
+            json_equal(json_object_get(x, "server_seed"), json_object_get(y, "server_seed")));
+    }
+    http_free(a);
+    http_free(b);
+    a = camp_get(&api_daemon, &c, "/rolls");
+    b = camp_get(&other, &c, "/rolls");
+    CU_ASSERT_EQUAL(json_array_size(a->json), json_array_size(b->json));
+    for (size_t i = 0; i < json_array_size(a->json); i++) {
+        json_t *x = json_array_get(a->json, i), *y = json_array_get(b->json, i);
+        const char *keys[] = {"n",      "side",        "purpose",    "battle",
+                              "source", "client_seed", "seed_epoch", "faces"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            CU_ASSERT_TRUE(json_equal(json_object_get(x, keys[k]), json_object_get(y, keys[k])));
+    }
+    http_free(a);
+    http_free(b);
+    /* The restored copy verifies too. */
+    free(export_of(&other, &c, "export-restored.json"));
+    CU_ASSERT_EQUAL(verify("export-restored.json", &out), 0);
+    /* Importing it again there: the id is taken. */
+    r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL);
+    assert_problem(r, 409, "campaign-exists");
+    http_free(r);
+    free(doc);
+}
+
+static void test_tampered(void)
+{
+    struct camp c;
+    play(&c, true);
+    char *text = export_of(&api_daemon, &c, "export-tampered.json");
+    json_t *doc = json_loads(text, 0, NULL);
+    free(text);
+    /* A changed face: m44 verify catches it. */
+    json_t *rolls = json_object_get(doc, "rolls");
+    for (size_t i = 0; i < json_array_size(rolls); i++) {
+        json_t *ro = json_array_get(rolls, i);
+        if (strcmp(json_string_value(json_object_get(ro, "source")), "server") == 0) {
+            json_t *f = json_object_get(ro, "faces");
+            const char *f0 = json_string_value(json_array_get(f, 0));
+            json_array_set_new(f, 0, json_string(strcmp(f0, "star") ? "star" : "flag"));
+            break;
+        }
+    }
+    char path[512];
+    tk_out_path("export-tampered.json", path, sizeof path);
+    json_dump_file(doc, path, 0);
+    char *out;
+    CU_ASSERT_EQUAL(verify("export-tampered.json", &out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "MISMATCH"));
+    json_decref(doc);
+}
+
+static void test_import_refusals(void)
+{
+    struct camp c;
+    play(&c, true);
+    char *text = export_of(&api_daemon, &c, "export-base.json");
+    long before = 0;
+    struct http_resp *r;
+    static const struct {
+        const char *what, *field;
+    } cases[] = {
+        {"format", "format"},      {"seed", "seeds[0]"},    {"gap", "actions[%d]"},
+        {"battle", "actions[%d]"}, {"first", "actions[0]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *doc = json_loads(text, 0, NULL);
+        json_t *actions = json_object_get(doc, "actions");
+        int idx = -1;
+        if (strcmp(cases[i].what, "format") == 0) {
+            json_object_set_new(doc, "format", json_string("something-else"));
+        } else if (strcmp(cases[i].what, "seed") == 0) {
+            json_object_set_new(json_array_get(json_object_get(doc, "seeds"), 0), "server_seed",
+                                json_string("00000000000000000000000000000000000000000000000000"
+                                            "00000000000000"));
+        } else if (strcmp(cases[i].what, "gap") == 0) {
+            /* Drop one roll: the next one no longer has the next number. */
+            for (size_t k = 0; k < json_array_size(actions) && idx < 0; k++)
+                if (strcmp(json_string_value(json_object_get(json_array_get(actions, k), "action")),
+                           "roll") == 0)
+                    idx = (int)k;
+            json_array_remove(actions, (size_t)idx);
+        } else if (strcmp(cases[i].what, "battle") == 0) {
+            for (size_t k = 0; k < json_array_size(actions) && idx < 0; k++)
+                if (strcmp(json_string_value(json_object_get(json_array_get(actions, k), "action")),
+                           "result") == 0)
+                    idx = (int)k;
+            json_object_set_new(json_object_get(json_array_get(actions, (size_t)idx), "detail"),
+                                "battle", json_integer(7));
+        } else {
+            json_array_remove(actions, 0);
+        }
+        char *body = jstr(doc);
+        json_decref(doc);
+        before = sql_long("SELECT count(*) FROM campaigns");
+        r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, body, NULL);
+        free(body);
+        CU_ASSERT(r->status == 400);
+        char field[32];
+        snprintf(field, sizeof field, "%s", cases[i].field);
+        if (strstr(field, "%d"))
+            snprintf(field, sizeof field, "actions[%d]", idx);
+        if (strcmp(http_str(r, "field"), field) != 0)
+            fprintf(stderr, "\nimport case %s: %s\n", cases[i].what, r->body);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), field);
+        http_free(r);
+        CU_ASSERT_EQUAL(sql_long("SELECT count(*) FROM campaigns"), before);
+    }
+    r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, "[]", NULL);
+    assert_problem(r, 400, "malformed-json");
+    http_free(r);
+    free(text);
+}
+
+/* An export taken mid-campaign carries no secret seed: the import starts a new one. */
+static void test_unfinished(void)
+{
+    struct camp c;
+    play(&c, false);
+    char *doc = export_of(&api_daemon, &c, "export-unfinished.json");
+    char *out;
+    CU_ASSERT_EQUAL(verify("export-unfinished.json", &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "not verifiable yet (seed 1 not revealed)"));
+    struct http_resp *r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    CU_ASSERT_STRING_NOT_EQUAL(http_str(r, "seed_commitment"), c.commitment);
+    struct camp copy = c;
+    snprintf(copy.key[ORGANIZER], sizeof copy.key[0], "%s", http_str(r, "organizer_key"));
+    snprintf(copy.key[ALLIES], sizeof copy.key[0], "%s", http_str(r, "allies_key"));
+    http_free(r);
+    free(doc);
+    /* The old keys are no keys there; the new ones play on. */
+    r = camp_post(&other, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"Kupa\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                  "\"axis\":5},\"medals_to_win\":5}");
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    must(camp_post(&other, &copy, ORGANIZER, "/battles",
+                   "{\"scenario\":\"Kupa\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                   "\"axis\":5},\"medals_to_win\":5}"),
+         201);
+    r = camp_post(&other, &copy, ALLIES, "/battles/3/victory-events", "{}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    r->status == 201 ? (void)0 : (void)fprintf(stderr, "\n%s\n", r->body);
+    http_free(r);
+    r = camp_get(&other, &copy, "");
+    CU_ASSERT_EQUAL(http_int(r, "seed_epoch"), 2);
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "seeds")), 2);
+    http_free(r);
+}
+
+void register_export_tests(void)
+{
+    CU_pSuite s = CU_add_suite("export, verify, import", suite_init, suite_clean);
+    CU_add_test(s, "export, m44 verify, import elsewhere: the same campaign", test_round_trip);
+    CU_add_test(s, "a tampered export fails m44 verify", test_tampered);
+    CU_add_test(s, "broken exports are refused; nothing written", test_import_refusals);
+    CU_add_test(s, "an unfinished campaign continues with a new seed", test_unfinished);
+}
