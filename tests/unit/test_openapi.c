@@ -30,7 +30,7 @@ static void test_routes_are_documented(void)
     for (size_t i = 0; i < n; i++) {
         char method[8];
         size_t k = 0;
-        for (; routes[i].method[k] && k < sizeof method - 1; k++)
+        for (; k < sizeof method - 1 && routes[i].method[k]; k++)
             method[k] = (char)tolower((unsigned char)routes[i].method[k]);
         method[k] = '\0';
         json_t *op = json_object_get(json_object_get(paths, routes[i].pattern), method);
@@ -59,7 +59,7 @@ static void test_documented_are_routes(void)
         {
             char upper[8];
             size_t k = 0;
-            for (; method[k] && k < sizeof upper - 1; k++)
+            for (; k < sizeof upper - 1 && method[k]; k++)
                 upper[k] = (char)toupper((unsigned char)method[k]);
             upper[k] = '\0';
             bool found = false;
