@@ -10,6 +10,7 @@
 
 void register_health_tests(void);
 void register_flow_tests(void);
+void register_walkthrough_tests(void);
 void register_error_tests(void);
 void register_concurrency_tests(void);
 void register_export_tests(void);
@@ -26,9 +27,9 @@ int main(void)
     if (sodium_init() < 0)
         return 1;
     /* The health suite stops and starts PostgreSQL; it runs first, with its own daemon. */
-    const tk_register_fn suites[] = {register_health_tests, register_flow_tests,
-                                     register_error_tests, register_concurrency_tests,
-                                     register_export_tests};
+    const tk_register_fn suites[] = {register_health_tests,      register_flow_tests,
+                                     register_walkthrough_tests, register_error_tests,
+                                     register_concurrency_tests, register_export_tests};
     if (start_shared()) {
         fprintf(stderr, "the shared m44d did not start (see tests/out/logs)\n");
         return 1;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const SIDES[2] = {"allies", "axis"};
 
@@ -406,4 +407,48 @@ void register_flow_tests(void)
     CU_add_test(s, "cb1-taking-caen (scenario list)", t_cb1_taking_caen);
     CU_add_test(s, "cb1-early-falaise (scenario list)", t_cb1_early_falaise);
     CU_add_test(s, "cb1-falaise (scenario list)", t_cb1_falaise);
+}
+
+/* The README's walkthrough (scripts/walkthrough.sh): curl alone, every ruleset, verified. */
+static void test_walkthrough(void)
+{
+    const char *ids[] = {"standard",
+                         "island-hoppers",
+                         "bicycle-blitzkrieg",
+                         "fall-of-poland",
+                         "break-through-normandy",
+                         "simplified",
+                         "cb1-flanking-caen",
+                         "cb1-the-breakout",
+                         "cb1-taking-caen",
+                         "cb1-early-falaise",
+                         "cb1-falaise"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        char cmd[1024], log[512], name[64];
+        snprintf(name, sizeof name, "walkthrough-%s.log", ids[i]);
+        tk_out_path(name, log, sizeof log);
+        snprintf(cmd, sizeof cmd, "'%s/scripts/walkthrough.sh' '%s' '%s' 2>'%s'",
+                 tk_env("M44_ROOT"), api_daemon.base, ids[i], log);
+        FILE *p = popen(cmd, "r");
+        char id[64] = "";
+        if (!fgets(id, sizeof id, p))
+            id[0] = '\0';
+        int st = pclose(p);
+        id[strcspn(id, "\n")] = '\0';
+        if (st != 0)
+            fprintf(stderr, "\nwalkthrough %s failed: see %s\n", ids[i], log);
+        CU_ASSERT_EQUAL(st, 0);
+        CU_ASSERT_EQUAL(strlen(id), 36);
+        snprintf(cmd, sizeof cmd, "'%s/m44' verify /tmp/m44-walkthrough-%s.json >/dev/null",
+                 tk_env("M44_TEST_BIN"), id);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+        snprintf(cmd, sizeof cmd, "/tmp/m44-walkthrough-%s.json", id);
+        unlink(cmd);
+    }
+}
+
+void register_walkthrough_tests(void)
+{
+    CU_pSuite s = CU_add_suite("README walkthrough", NULL, NULL);
+    CU_add_test(s, "scripts/walkthrough.sh, every ruleset, m44 verify", test_walkthrough);
 }
