@@ -1,0 +1,271 @@
+// End-to-end: the dashboard in headless Chromium against the real m44d and PostgreSQL.
+// A group creates a campaign, opens the organizer, Allies (on a phone) and Axis links in
+// separate browser contexts, plays two battles, finishes and verifies every roll.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdirSync, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+
+const BIN = process.env.M44_TEST_BIN;
+const DB = process.env.M44_E2E_DATABASE;
+const OUT = process.env.M44_E2E_OUT;
+mkdirSync(OUT, { recursive: true });
+
+let failures = 0;
+let checks = 0;
+function check(ok, what) {
+  checks++;
+  if (ok) console.log(`ok ${checks} - ${what}`);
+  else { failures++; console.log(`not ok ${checks} - ${what}`); }
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+const port = await freePort();
+const BASE = `http://127.0.0.1:${port}`;
+const log = createWriteStream(join(OUT, 'm44d.log'));
+const daemon = spawn(`${BIN}/m44d`, ['--database', DB, '--listen', `127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+daemon.stdout.pipe(log);
+daemon.stderr.pipe(log);
+for (let i = 0; i < 100; i++) {
+  try { if ((await fetch(`${BASE}/healthz`)).ok) break; } catch { /* not yet */ }
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+async function apiGet(path) {
+  const r = await fetch(`${BASE}/api/v1${path}`);
+  return r.json();
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+const foreign = [];
+const consoleErrors = [];
+async function newPage(options, name) {
+  const ctx = await browser.newContext(options);
+  const page = await ctx.newPage();
+  page.on('request', (req) => { if (!req.url().startsWith(BASE) && !req.url().startsWith('data:')) foreign.push(req.url()); });
+  // Refused requests (the test provokes one on purpose) are logged by Chromium; they are not script errors.
+  page.on('console', (msg) => { if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource: the server responded with a status of 4')) consoleErrors.push(`${name}: ${msg.text()}`); });
+  page.on('pageerror', (err) => consoleErrors.push(`${name}: ${err.message}`));
+  return page;
+}
+const shot = (page, name) => page.screenshot({ path: join(OUT, name), fullPage: true });
+const text = (page, sel) => page.locator(sel).first().innerText();
+
+try {
+  // ---- create a campaign from the home page ----
+  const desk = { viewport: { width: 1280, height: 900 } };
+  const phone = { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+  const home = await newPage(desk, 'home');
+  await home.goto(`${BASE}/`);
+  await home.waitForSelector('#create-form');
+  await home.fill('#name', 'E2E "Normandy" 🎲');
+  await home.selectOption('#ruleset', 'standard');
+  await home.check('#dice-either');
+  await home.fill('#tokens-allies', '3');
+  await home.fill('#tokens-axis', '0');
+  await home.fill('#player-allies', 'Ann');
+  await home.fill('#player-axis', 'Bob');
+  check(await home.locator('#ruleset-about').innerText() !== '', 'the ruleset select shows a one-line description');
+  await shot(home, '01-create.png');
+  await home.click('#create');
+  await home.waitForSelector('#link-organizer');
+  const links = {};
+  for (const r of ['organizer', 'allies', 'axis']) links[r] = await home.inputValue(`#link-${r}`);
+  check(Object.values(links).every((l) => /\/c\/[0-9a-f-]{36}#key=[A-Za-z0-9_-]{43}$/.test(l)), 'three share links, each with its key in the URL fragment');
+  check(await home.locator('button#copy-allies').count() === 1, 'each link has a copy button');
+  await shot(home, '02-links.png');
+  const id = links.organizer.match(/\/c\/([0-9a-f-]{36})/)[1];
+
+  // ---- the three roles, each in its own browser context ----
+  const org = await newPage(desk, 'organizer');
+  const allies = await newPage(phone, 'allies');
+  const axis = await newPage(desk, 'axis');
+  await org.goto(links.organizer);
+  await allies.goto(links.allies);
+  await axis.goto(links.axis);
+  for (const [p, want] of [[org, 'Organizer'], [allies, 'Allies'], [axis, 'Axis']]) {
+    await p.waitForSelector('#role');
+    check((await text(p, '#role')).includes(want), `the ${want} link shows its role`);
+  }
+
+  // An API error is shown next to the control that caused it.
+  await org.click('#create-battle');
+  await org.waitForSelector('#act-new-battle .error:not([hidden])');
+  check((await text(org, '#act-new-battle .error')).includes('scenario'), 'an empty scenario is refused, in words, next to the button');
+
+  // ---- battle 1 ----
+  await org.fill('#battle-scenario', 'Pegasus Bridge');
+  await org.selectOption('#battle-first', 'axis');
+  await org.fill('#battle-cards-allies', '4');
+  await org.fill('#battle-cards-axis', '5');
+  await org.fill('#battle-medals', '4');
+  await org.click('#create-battle');
+  // Live: the Allies' page offers the reserve roll without a reload.
+  await allies.waitForSelector('#act-reserve-roll', { timeout: 5000 });
+  check(true, 'the other pages learn of the new battle without a reload');
+
+  // Allies enter table dice by tapping faces: star, infantry.
+  await allies.click('#act-reserve-roll .picker button[data-face="star"]');
+  await allies.click('#act-reserve-roll .picker button[data-face="infantry"]');
+  check(await allies.locator('#act-reserve-roll .entered svg').count() === 2, 'tapped faces show as dice');
+  await allies.click('#enter-reserve-roll');
+  await allies.waitForSelector('#act-reserve-choice');
+  // The Axis page shows the Allies' dice without a reload.
+  await axis.waitForSelector('.reserve-side[data-side="allies"] .dice svg', { timeout: 5000 });
+  check(await axis.locator('.reserve-side[data-side="allies"] .dice svg').count() === 2, "the Axis page shows the Allies' roll live, as die faces");
+  const faces = await axis.locator('.reserve-side[data-side="allies"] .dice svg').evaluateAll((els) => els.map((e) => e.dataset.face));
+  check(faces.join(',') === 'star,infantry', 'the dice drawn are the faces entered');
+
+  // Toggles: taking star + infantry disables the infantry alone (same die), with the reason.
+  await allies.check('#act-reserve-choice input[data-option="star-infantry@0+1"]');
+  const inf = allies.locator('#act-reserve-choice input[data-option="infantry@1"]');
+  check(await inf.isDisabled(), 'an option on a die already chosen is disabled');
+  check((await text(allies, '#act-reserve-choice .option[data-option="infantry@1"] .reason')).includes('die already taken'), 'the reason is shown');
+  await inf.click({ force: true }).catch(() => {});
+  check(!(await inf.isChecked()), 'a disabled option cannot be chosen');
+  await shot(allies, '03-allies-reserve-choice-phone.png');
+  await allies.click('#confirm-choice');
+  await allies.waitForSelector('#act-reserve-choice', { state: 'detached' });
+
+  // Axis: 0 tokens. Table dice infantry + armor: both options cost a token and are disabled.
+  await axis.click('#act-reserve-roll .picker button[data-face="infantry"]');
+  await axis.click('#act-reserve-roll .picker button[data-face="armor"]');
+  await axis.click('#enter-reserve-roll');
+  await axis.waitForSelector('#act-reserve-choice');
+  const axisBoxes = axis.locator('#act-reserve-choice input[type=checkbox]');
+  const n = await axisBoxes.count();
+  let allDisabled = n === 2;
+  for (let i = 0; i < n; i++) allDisabled = allDisabled && await axisBoxes.nth(i).isDisabled();
+  check(allDisabled, 'options costing more tokens than the side has are disabled');
+  check((await text(axis, '#act-reserve-choice .reason')).includes('you have 0 left'), 'with the reason: not enough tokens');
+  check((await text(axis, '#confirm-choice')).includes('take nothing'), 'the side can take nothing');
+  await axis.click('#confirm-choice');
+
+  // Organizer: result. Allies win 4-2.
+  await org.waitForSelector('#act-result', { timeout: 5000 });
+  await org.selectOption('#result-winner', 'allies');
+  await org.fill('#result-medals-allies', '4');
+  await org.fill('#result-medals-axis', '2');
+  await org.click('#record-result');
+
+  // ---- battle 2: victory events ----
+  await org.waitForSelector('#act-new-battle');
+  await org.fill('#battle-scenario', 'Sword Beach');
+  await org.selectOption('#battle-first', 'allies');
+  await org.fill('#battle-medals', '5');
+  await org.click('#create-battle');
+  await allies.waitForSelector('#act-victory-events', { timeout: 5000 });
+  check((await text(allies, '#act-victory-events h3')).includes('3 victory event dice'), 'the winner of battle 1 rolls 3 victory event dice');
+  await allies.click('#roll-victory-events');
+  await axis.waitForSelector('#act-victory-events');
+  check((await text(axis, '#act-victory-events h3')).includes('2 victory event dice'), 'the loser rolls 2');
+  await axis.click('#roll-victory-events');
+  await allies.waitForSelector('#instructions li', { timeout: 5000 });
+  check(await allies.locator('#instructions li').count() === 5, 'the ordered checklist has one instruction per die');
+  await allies.check('#instructions li:first-child input');
+  check(await allies.isChecked('#instructions li:first-child input'), 'instructions can be ticked off at the table');
+  check((await text(allies, '#hands')).includes('Allies') && (await text(allies, '#hands')).includes('Axis'), 'both starting hands are shown');
+  await shot(allies, '04-victory-events-phone.png');
+  await axis.waitForSelector('#instructions li');
+  await shot(axis, '05-victory-events-desktop.png');
+
+  // Reserves: both let m44d roll, both take nothing.
+  for (const p of [allies, axis]) {
+    await p.waitForSelector('#roll-reserve-roll', { timeout: 5000 });
+    await p.click('#roll-reserve-roll');
+    await p.waitForSelector('#confirm-choice');
+    await p.click('#confirm-choice');
+    await p.waitForSelector('#act-reserve-choice', { state: 'detached' });
+  }
+  await org.waitForSelector('#act-result', { timeout: 5000 });
+  // Axis win 5-3; each side had a reserve unit it could not place: only the winner's
+  // comes back as a token.
+  await org.selectOption('#result-winner', 'axis');
+  await org.fill('#result-medals-allies', '3');
+  await org.fill('#result-medals-axis', '5');
+  await org.fill('#result-undeployed-allies', '1');
+  await org.fill('#result-undeployed-axis', '1');
+  await org.click('#record-result');
+  await org.waitForSelector('#act-new-battle');
+
+  // ---- standing and charts show the right numbers ----
+  const api = await apiGet(`/campaigns/${id}`);
+  for (const p of [org, allies]) {
+    await p.waitForFunction(() => document.querySelectorAll('#medals-chart rect.bar').length === 4, null, { timeout: 5000 });
+    for (const s of ['allies', 'axis']) {
+      for (const stat of ['battles_won', 'medals', 'reserve_tokens']) {
+        const shown = Number(await text(p, `#standing-${s} [data-stat="${stat}"]`));
+        check(shown === api.sides[s][stat], `${s} ${stat} shows ${api.sides[s][stat]}`);
+      }
+    }
+  }
+  check(api.sides.allies.reserve_tokens === 2 && api.sides.axis.reserve_tokens === 1, 'tokens: Allies 3 - 1 = 2 (its undeployed unit lost), Axis 0 + 1 undeployed as winner');
+  const bars = await org.locator('#medals-chart rect.bar').evaluateAll((els) => els.map((e) => `${e.dataset.battle}:${e.dataset.side}:${e.dataset.value}`));
+  check(bars.join(' ') === '1:allies:4 1:axis:2 2:allies:3 2:axis:5', 'the medals chart has one bar per side per battle with the medals');
+  const points = await org.locator('#tokens-chart circle.point[data-side="allies"]').evaluateAll((els) => els.map((e) => e.dataset.value));
+  check(points.join(',') === '3,2,2', `the token chart shows the Allies' tokens at the start and after each battle (${points.join(',')})`);
+  const axisPoints = await org.locator('#tokens-chart circle.point[data-side="axis"]').evaluateAll((els) => els.map((e) => e.dataset.value));
+  check(axisPoints.join(',') === '0,0,1', `and the Axis' tokens (${axisPoints.join(',')})`);
+  check((await text(org, '#stats-words')).includes('dice'), 'dice statistics in words');
+  check(await org.locator('#dice-stats tbody tr').count() === 5, 'a row per die symbol');
+  await shot(org, '06-organizer-standing.png');
+
+  // ---- phone: no horizontal scroll ----
+  const wide = await allies.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(wide <= 0, `the phone page has no horizontal scroll (overflow ${wide}px)`);
+  const homePhone = await newPage(phone, 'home-phone');
+  await homePhone.goto(`${BASE}/`);
+  await homePhone.waitForSelector('#create-form');
+  check(await homePhone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the home page fits a phone too');
+  await shot(homePhone, '00-home-phone.png');
+
+  // ---- every control has a label ----
+  for (const [p, name] of [[org, 'organizer'], [allies, 'allies'], [home, 'home']]) {
+    const unlabeled = await p.evaluate(() => [...document.querySelectorAll('input, select, button')]
+      .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim())
+      .map((e) => e.id || e.outerHTML.slice(0, 60)));
+    check(unlabeled.length === 0, `${name}: every control has a label (${unlabeled.join(', ')})`);
+  }
+
+  // ---- finish, then verify every roll in the browser ----
+  await org.click('#finish');
+  await org.click('#confirm-finish');
+  await allies.waitForFunction(() => document.querySelector('#waiting').textContent.includes('over'), null, { timeout: 5000 });
+  check(true, 'the Allies page sees the campaign finish live');
+  await allies.waitForSelector('#verify');
+  await allies.click('#verify');
+  await allies.waitForSelector('#verify-summary');
+  const rolls = await apiGet(`/campaigns/${id}/rolls`);
+  const server = rolls.filter((r) => r.source === 'server').length;
+  const summary = await text(allies, '#verify-summary');
+  check(summary.includes('matches its commitment'), 'the revealed seed matches its commitment');
+  check(summary.includes(`${server} server rolls verified, 0 mismatches`), `all ${server} server rolls verified (${summary})`);
+  const statuses = await allies.locator('#verify-table tbody tr').evaluateAll((els) => els.map((e) => e.dataset.status));
+  check(statuses.length === rolls.length && statuses.every((s) => s === 'ok' || s === 'table'), 'each roll is marked');
+  await shot(allies, '07-verify-phone.png');
+
+  check(foreign.length === 0, `no request left the server (${foreign.slice(0, 3).join(', ')})`);
+  check(consoleErrors.length === 0, `no script errors (${consoleErrors.slice(0, 3).join(' | ')})`);
+} catch (e) {
+  check(false, `the scenario ran to the end: ${e.stack || e}`);
+} finally {
+  await browser.close();
+  daemon.kill('SIGTERM');
+  await new Promise((r) => daemon.on('exit', r));
+}
+
+console.log(`\ne2e: ${checks} checks, ${failures} failed; screenshots in ${OUT}`);
+process.exit(failures ? 1 : 0);

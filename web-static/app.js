@@ -1,0 +1,146 @@
+// The dashboard: "/" creates and lists campaigns; "/c/<id>#key=..." is a campaign's page.
+import { api } from './api.js';
+import { h, say } from './dom.js';
+import { showCampaign } from './campaign.js';
+
+const main = document.getElementById('main');
+
+function field(label, control, hint) {
+  return h('div', {}, h('label', { for: control.id }, label, hint ? h('span', { class: 'hint', text: ` — ${hint}` }) : null), control);
+}
+
+function errorSlot(id) {
+  return h('p', { class: 'error', id, role: 'alert', hidden: true });
+}
+
+function showError(slot, err) {
+  slot.hidden = false;
+  slot.textContent = err.field ? `${err.message} (field: ${err.field})` : err.message;
+}
+
+async function home() {
+  document.title = "m44d — Memoir '44 campaigns";
+  const { data: rulesets } = await api('GET', '/rulesets');
+  const ruleset = h('select', { id: 'ruleset', name: 'ruleset' },
+    rulesets.map((r) => h('option', { value: r.id, text: r.name })));
+  ruleset.value = 'standard';
+  const about = h('p', { class: 'hint', id: 'ruleset-about', 'aria-live': 'polite' });
+  const name = h('input', { type: 'text', id: 'name', name: 'name', required: true, maxlength: 200, autocomplete: 'off', placeholder: 'Normandy 1944' });
+  const whatIf = h('input', { type: 'checkbox', id: 'what-if', name: 'what_if' });
+  const whatIfRow = h('label', { class: 'choice', for: 'what-if' }, whatIf, 'Play with "What if?" events (both sides must agree)');
+  const dice = ['server', 'table', 'either'].map((d) => h('input', { type: 'radio', name: 'dice', value: d, id: `dice-${d}`, checked: d === 'server' }));
+  const diceHelp = {
+    server: 'm44d rolls, verifiably: anyone can check every roll once the campaign ends',
+    table: 'you roll real dice at the table and tap in the faces',
+    either: 'each roll may be either',
+  };
+  const tokens = { allies: h('input', { type: 'number', id: 'tokens-allies', min: 0, max: 99, value: 2 }), axis: h('input', { type: 'number', id: 'tokens-axis', min: 0, max: 99, value: 2 }) };
+  const tokensBox = h('fieldset', { id: 'tokens' }, h('legend', { text: 'Starting Reserve Tokens' }),
+    h('div', { class: 'row' }, field('Allies', tokens.allies), field('Axis', tokens.axis)));
+  const players = { allies: h('input', { type: 'text', id: 'player-allies', maxlength: 100, autocomplete: 'off' }), axis: h('input', { type: 'text', id: 'player-axis', maxlength: 100, autocomplete: 'off' }) };
+  const err = errorSlot('create-error');
+  const result = h('section', { id: 'created', hidden: true });
+  const submit = h('button', { type: 'submit', id: 'create' }, 'Create the campaign');
+
+  async function onRuleset() {
+    const r = rulesets.find((x) => x.id === ruleset.value);
+    about.textContent = r ? r.description : '';
+    whatIf.disabled = !r.what_if;
+    if (!r.what_if) whatIf.checked = false;
+    whatIfRow.classList.toggle('muted', !r.what_if);
+    const { data: doc } = await api('GET', `/rulesets/${encodeURIComponent(r.id)}`);
+    const hasReserve = Boolean(doc.reserve);
+    tokensBox.hidden = !hasReserve;
+    const t = doc.reserve_tokens || { allies: 0, axis: 0 };
+    tokens.allies.value = t.allies;
+    tokens.axis.value = t.axis;
+  }
+  ruleset.addEventListener('change', onRuleset);
+
+  const form = h('form', { id: 'create-form', novalidate: true, onsubmit: async (e) => {
+    e.preventDefault();
+    err.hidden = true;
+    const body = {
+      name: name.value.trim(),
+      ruleset: ruleset.value,
+      what_if: whatIf.checked,
+      dice: dice.find((d) => d.checked).value,
+      players: { allies: players.allies.value.trim(), axis: players.axis.value.trim() },
+    };
+    if (!tokensBox.hidden) body.reserve_tokens = { allies: Number(tokens.allies.value), axis: Number(tokens.axis.value) };
+    if (!body.name) { showError(err, { message: 'Give the campaign a name.', field: 'name' }); name.focus(); return; }
+    submit.disabled = true;
+    try {
+      const { data } = await api('POST', '/campaigns', { body });
+      form.parentElement.hidden = true;
+      showLinks(result, data, body.name);
+    } catch (e2) {
+      showError(err, e2);
+    } finally {
+      submit.disabled = false;
+    }
+  } },
+  h('h1', { text: 'Create a campaign' }),
+  field('Name', name),
+  field('Ruleset', ruleset), about,
+  whatIfRow,
+  h('fieldset', {}, h('legend', { text: 'Dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', {}, h('strong', { text: d.value }), ` — ${diceHelp[d.value]}`)))),
+  tokensBox,
+  h('fieldset', {}, h('legend', { text: 'Players' }), h('div', { class: 'row' }, field('Allies', players.allies), field('Axis', players.axis))),
+  submit, err);
+
+  const list = h('section', { id: 'recent' }, h('h2', { text: 'Campaigns on this server' }), h('p', { class: 'muted', text: 'Loading…' }));
+  main.replaceChildren(h('div', { class: 'card' }, form), result, list);
+  await onRuleset();
+  recent(list);
+}
+
+function showLinks(el, data, name) {
+  const origin = window.location.origin;
+  const rows = [['organizer', 'Organizer (sets up battles, records results, finishes)'], ['allies', 'Allies'], ['axis', 'Axis']];
+  el.hidden = false;
+  el.replaceChildren(h('div', { class: 'card links' },
+    h('h1', { text: `“${name}” is ready` }),
+    h('p', {}, h('strong', { text: 'Keep these links: they are shown only once.' }),
+      ' Each holds a secret key after the # (it never reaches a server log). Send each side its own link.'),
+    rows.map(([role, label]) => {
+      const url = origin + data.links[role];
+      const input = h('input', { type: 'text', readonly: true, value: url, id: `link-${role}`, 'aria-label': `${label} link` });
+      const copied = h('span', { class: 'ok', 'aria-live': 'polite' });
+      return h('div', {}, h('label', { for: input.id, text: label }), h('div', { class: 'row' }, input,
+        h('button', { type: 'button', class: 'secondary', id: `copy-${role}`, onclick: async () => {
+          try { await navigator.clipboard.writeText(url); } catch { input.select(); document.execCommand('copy'); }
+          copied.textContent = 'Copied';
+          say(`${label} link copied`);
+        } }, 'Copy'), copied));
+    }),
+    h('p', { class: 'hint' }, 'Seed commitment (SHA-256 of the secret server seed): ', h('span', { class: 'mono', text: data.seed_commitment })),
+    h('p', {}, h('a', { href: data.links.organizer, id: 'open-organizer', text: 'Open the campaign as organizer' }))));
+  el.querySelector('input').focus();
+}
+
+async function recent(el) {
+  try {
+    const { data } = await api('GET', '/campaigns?limit=20');
+    const items = data.campaigns.map((c) => h('li', {},
+      h('a', { href: `/c/${c.id}`, text: c.name }), ' ',
+      h('span', { class: 'muted', text: `${c.ruleset} · ${c.status} · ${c.players.allies || 'Allies'} v ${c.players.axis || 'Axis'}` })));
+    el.replaceChildren(h('h2', { text: 'Campaigns on this server' }),
+      items.length ? h('ul', { class: 'timeline' }, items) : h('p', { class: 'muted', text: 'None yet.' }),
+      h('p', { class: 'hint', text: 'Anyone may read a campaign; acting needs the link with its key.' }));
+  } catch (e) {
+    el.replaceChildren(h('p', { class: 'error', text: `Could not list campaigns: ${e.message}` }));
+  }
+}
+
+async function route() {
+  const m = window.location.pathname.match(/^\/c\/([0-9a-f-]{36})$/i);
+  try {
+    if (m) await showCampaign(main, m[1]);
+    else await home();
+  } catch (e) {
+    main.replaceChildren(h('div', { class: 'card' }, h('h1', { text: 'Something went wrong' }), h('p', { class: 'error', text: e.message })));
+  }
+}
+
+route();
