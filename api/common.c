@@ -1,41 +1,17 @@
 #include "api/common.h"
 
+#include "api/bodies.h"
+
 #include "util/log.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const struct jfield roll_spec[] = {
-    {"client_seed", JK_STRING, false, true, 0, CLIENT_SEED_MAX, NULL},
-    {"faces", JK_ARRAY, false, true, 1, RULES_MAX_DICE, NULL},
-    {NULL, 0, false, false, 0, 0, NULL},
-};
-
 bool parse_roll_body(struct req *r, struct roll_input *in)
 {
-    memset(in, 0, sizeof *in);
     struct jerr e;
     json_t *body = body_parse(r, &e);
-    bool ok = body && body_check(body, roll_spec, "", &e);
-    json_t *seed = ok ? jget(body, "client_seed") : NULL;
-    json_t *faces = ok ? jget(body, "faces") : NULL;
-    if (ok && seed && faces)
-        ok = jerr_set(&e, PROBLEM_INVALID_FIELD, "faces",
-                      "Send client_seed (a server roll) or faces (a table roll), not both.");
-    if (ok && seed)
-        snprintf(in->client_seed, sizeof in->client_seed, "%s", json_string_value(seed));
-    if (ok && faces) {
-        in->table = true;
-        for (size_t i = 0; ok && i < json_array_size(faces); i++) {
-            if (!face_parse(json_string_value(json_array_get(faces, i)), &in->faces[i])) {
-                char field[32];
-                snprintf(field, sizeof field, "faces[%zu]", i);
-                ok = jerr_set(&e, PROBLEM_INVALID_FACES, field,
-                              "%s must be one of infantry, armor, grenade, star, flag.", field);
-            }
-            in->nfaces = (int)i + 1;
-        }
-    }
+    bool ok = body && parse_roll(body, in, &e);
     json_decref(body);
     if (!ok)
         reply_jerr(r, &e);

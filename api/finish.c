@@ -1,17 +1,16 @@
 /* POST /api/v1/campaigns/{id}/finish and .../rotate-seed (organizer). */
+#include "api/bodies.h"
 #include "api/common.h"
 #include "api/handlers.h"
 #include "api/views.h"
 
 #include <sodium.h>
 
-static const struct jfield empty_spec[] = {{NULL, 0, false, false, 0, 0, NULL}};
-
 static bool empty_body(struct req *r)
 {
     struct jerr e;
     json_t *body = body_parse(r, &e);
-    bool ok = body && body_check(body, empty_spec, "", &e);
+    bool ok = body && parse_empty(body, &e);
     json_decref(body);
     if (!ok)
         reply_jerr(r, &e);

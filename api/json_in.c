@@ -1,5 +1,7 @@
 #include "api/json_in.h"
 
+#include "api/bodies.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,23 +25,7 @@ json_t *jget(json_t *obj, const char *name)
 
 json_t *body_parse(const struct req *r, struct jerr *e)
 {
-    if (!r->body || r->body_len == 0)
-        return json_object();
-    json_error_t je;
-    json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
-    if (!j) {
-        jerr_set(e, PROBLEM_MALFORMED_JSON, "",
-                 "The body is not valid JSON: %s (line %d, "
-                 "column %d).",
-                 je.text, je.line, je.column);
-        return NULL;
-    }
-    if (!json_is_object(j)) {
-        json_decref(j);
-        jerr_set(e, PROBLEM_MALFORMED_JSON, "", "The body must be a JSON object.");
-        return NULL;
-    }
-    return j;
+    return json_body(r->body, r->body_len, e);
 }
 
 static const char *kind_name(enum jkind k)

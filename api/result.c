@@ -1,25 +1,8 @@
 /* POST /api/v1/campaigns/{id}/battles/{n}/result: the organizer records who won. */
+#include "api/bodies.h"
 #include "api/common.h"
 #include "api/handlers.h"
 #include "api/views.h"
-
-static const struct jfield medals_spec[] = {
-    {"allies", JK_INT, true, false, 0, 200, NULL},
-    {"axis", JK_INT, true, false, 0, 200, NULL},
-    {NULL, 0, false, false, 0, 0, NULL},
-};
-static const struct jfield units_spec[] = {
-    {"allies", JK_INT, true, false, 0, 50, NULL},
-    {"axis", JK_INT, true, false, 0, 50, NULL},
-    {NULL, 0, false, false, 0, 0, NULL},
-};
-static const struct jfield result_spec[] = {
-    {"winner", JK_SIDE, true, false, 0, 0, NULL},
-    {"medals", JK_OBJECT, true, false, 0, 0, medals_spec},
-    {"undeployed_reserves", JK_OBJECT, false, true, 0, 0, units_spec},
-    {"objective_medals", JK_OBJECT, false, true, 0, 0, medals_spec},
-    {NULL, 0, false, false, 0, 0, NULL},
-};
 
 struct arg {
     int battle;
@@ -45,12 +28,6 @@ static enum cres record(struct db *db, struct write_ctx *w)
     return C_OK;
 }
 
-static void read_pair(json_t *obj, int out[SIDE_COUNT])
-{
-    for (int s = 0; s < SIDE_COUNT; s++)
-        out[s] = obj ? (int)json_integer_value(jget(obj, side_name((enum side)s))) : 0;
-}
-
 void handle_result(struct req *r)
 {
     struct arg a = {0};
@@ -58,17 +35,11 @@ void handle_result(struct req *r)
         return;
     struct jerr e;
     json_t *body = body_parse(r, &e);
-    if (!body || !body_check(body, result_spec, "", &e)) {
+    if (!body || !parse_result(body, &a.in, &e)) {
         reply_jerr(r, &e);
         json_decref(body);
         return;
     }
-    side_parse(json_string_value(jget(body, "winner")), &a.in.winner);
-    read_pair(jget(body, "medals"), a.in.medals);
-    read_pair(jget(body, "undeployed_reserves"), a.in.undeployed);
-    read_pair(jget(body, "objective_medals"), a.in.objective);
-    a.in.has_undeployed = jget(body, "undeployed_reserves") != NULL;
-    a.in.has_objective = jget(body, "objective_medals") != NULL;
     struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = record, .arg = &a};
     write_run(r, &op);
     json_decref(body);

@@ -1,0 +1,256 @@
+#include "api/bodies.h"
+
+#include "campaign/rulesets.h"
+
+#include <stdio.h>
+#include <string.h>
+
+json_t *json_body(const char *data, size_t len, struct jerr *e)
+{
+    if (!data || len == 0)
+        return json_object();
+    json_error_t je;
+    json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        jerr_set(e, PROBLEM_MALFORMED_JSON, "",
+                 "The body is not valid JSON: %s (line %d, column %d).", je.text, je.line,
+                 je.column);
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        jerr_set(e, PROBLEM_MALFORMED_JSON, "", "The body must be a JSON object.");
+        return NULL;
+    }
+    return j;
+}
+
+/* ---- POST /api/v1/campaigns ---- */
+
+static const struct jfield pair_tokens[] = {
+    {"allies", JK_INT, true, false, 0, 99, NULL},
+    {"axis", JK_INT, true, false, 0, 99, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+static const struct jfield pair_players[] = {
+    {"allies", JK_STRING, false, false, 0, PLAYER_MAX_BYTES, NULL},
+    {"axis", JK_STRING, false, false, 0, PLAYER_MAX_BYTES, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+static const struct jfield create_spec[] = {
+    {"name", JK_STRING, true, false, 1, NAME_MAX_BYTES, NULL},
+    {"ruleset", JK_STRING, true, false, 1, RS_ID_MAX - 1, NULL},
+    {"what_if", JK_BOOL, false, false, 0, 0, NULL},
+    {"dice", JK_STRING, false, false, 1, 16, NULL},
+    {"reserve_tokens", JK_OBJECT, false, true, 0, 0, pair_tokens},
+    {"players", JK_OBJECT, false, true, 0, 0, pair_players},
+    {"scenarios", JK_OBJECT, false, true, 0, 0, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_create(json_t *body, const char *path, struct create_input *in,
+                  struct scenario_list *list, struct jerr *e)
+{
+    if (!body_check(body, create_spec, path, e))
+        return false;
+    char f[64];
+#define FIELD(name) (snprintf(f, sizeof f, "%s%s" name, path, *path ? "." : ""), f)
+    memset(in, 0, sizeof *in);
+    in->name = json_string_value(jget(body, "name"));
+    in->rse = ruleset_entry(json_string_value(jget(body, "ruleset")));
+    if (!in->rse)
+        return jerr_set(e, PROBLEM_INVALID_FIELD, FIELD("ruleset"),
+                        "ruleset \"%s\" is not one of GET /api/v1/rulesets.",
+                        json_string_value(jget(body, "ruleset")));
+    const struct ruleset *rs = in->rse->rs;
+    in->what_if = json_is_true(jget(body, "what_if"));
+    if (in->what_if && !rs->what_if.enabled)
+        return jerr_set(e, PROBLEM_INVALID_FIELD, FIELD("what_if"),
+                        "The ruleset %s has no What-if events.", rs->id);
+    json_t *dice = jget(body, "dice");
+    in->dice = DICE_SERVER;
+    if (dice && !dice_mode_parse(json_string_value(dice), &in->dice))
+        return jerr_set(e, PROBLEM_INVALID_FIELD, FIELD("dice"),
+                        "dice must be \"server\", \"table\" or \"either\".");
+    json_t *tokens = jget(body, "reserve_tokens");
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        in->tokens[s] = tokens ? (int)json_integer_value(jget(tokens, side_name((enum side)s)))
+                               : rs->tokens_default[s];
+        json_t *players = jget(body, "players");
+        json_t *p = players ? jget(players, side_name((enum side)s)) : NULL;
+        in->players[s] = p ? json_string_value(p) : "";
+    }
+    if (!rs->reserve.enabled && (in->tokens[0] || in->tokens[1]))
+        return jerr_set(e, PROBLEM_INVALID_FIELD, FIELD("reserve_tokens"),
+                        "The ruleset %s has no reserve roll, so no Reserve Tokens.", rs->id);
+    in->scenarios = jget(body, "scenarios");
+    if (in->scenarios) {
+        char err[400];
+        if (scenario_list_from_json(in->scenarios, FIELD("scenarios"), list, err, sizeof err)) {
+            /* "request: $.scenarios.list[0].cards: ..." -> field and reason */
+            const char *field = strstr(err, ": ") ? strstr(err, ": ") + 2 : err;
+            const char *reason = strstr(field, ": ");
+            char fld[128];
+            snprintf(fld, sizeof fld, "%.*s", reason ? (int)(reason - field) : 0, field);
+            return jerr_set(e, PROBLEM_INVALID_FIELD, fld, "%s", field);
+        }
+    }
+#undef FIELD
+    return true;
+}
+
+/* ---- rolls ---- */
+
+static const struct jfield roll_spec[] = {
+    {"client_seed", JK_STRING, false, true, 0, CLIENT_SEED_MAX, NULL},
+    {"faces", JK_ARRAY, false, true, 1, RULES_MAX_DICE, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_roll(json_t *body, struct roll_input *in, struct jerr *e)
+{
+    memset(in, 0, sizeof *in);
+    if (!body_check(body, roll_spec, "", e))
+        return false;
+    json_t *seed = jget(body, "client_seed"), *faces = jget(body, "faces");
+    if (seed && faces)
+        return jerr_set(e, PROBLEM_INVALID_FIELD, "faces",
+                        "Send client_seed (a server roll) or faces (a table roll), not both.");
+    if (seed)
+        snprintf(in->client_seed, sizeof in->client_seed, "%s", json_string_value(seed));
+    if (!faces)
+        return true;
+    in->table = true;
+    for (size_t i = 0; i < json_array_size(faces); i++) {
+        if (!face_parse(json_string_value(json_array_get(faces, i)), &in->faces[i])) {
+            char field[32];
+            snprintf(field, sizeof field, "faces[%zu]", i);
+            return jerr_set(e, PROBLEM_INVALID_FACES, field,
+                            "%s must be one of infantry, armor, grenade, star, flag.", field);
+        }
+        in->nfaces = (int)i + 1;
+    }
+    return true;
+}
+
+/* ---- POST .../battles ---- */
+
+static const struct jfield cards_spec[] = {
+    {"allies", JK_INT, true, false, 1, 20, NULL},
+    {"axis", JK_INT, true, false, 1, 20, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+static const struct jfield battle_spec[] = {
+    {"scenario", JK_STRING, false, true, 1, SCENARIO_MAX_BYTES, NULL},
+    {"first_player", JK_SIDE, false, true, 0, 0, NULL},
+    {"cards", JK_OBJECT, false, true, 0, 0, cards_spec},
+    {"medals_to_win", JK_INT, false, true, 1, 99, NULL},
+    {"commissar", JK_SIDE, false, true, 0, 0, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_battle(json_t *body, struct battle_input *in, struct jerr *e)
+{
+    memset(in, 0, sizeof *in);
+    in->first_player = -1;
+    in->commissar = -1;
+    in->medals_to_win = -1;
+    in->cards[0] = in->cards[1] = -1;
+    if (!body_check(body, battle_spec, "", e))
+        return false;
+    in->scenario = json_string_value(jget(body, "scenario"));
+    enum side s;
+    if (side_parse(json_string_value(jget(body, "first_player")), &s))
+        in->first_player = s;
+    if (side_parse(json_string_value(jget(body, "commissar")), &s))
+        in->commissar = s;
+    json_t *cards = jget(body, "cards");
+    for (int k = 0; k < SIDE_COUNT && cards; k++)
+        in->cards[k] = (int)json_integer_value(jget(cards, side_name((enum side)k)));
+    if (jget(body, "medals_to_win"))
+        in->medals_to_win = (int)json_integer_value(jget(body, "medals_to_win"));
+    return true;
+}
+
+/* ---- POST .../reserve-choice ---- */
+
+static const struct jfield item_spec[] = {
+    {"id", JK_STRING, true, false, 1, OPTION_ID_MAX - 1, NULL},
+    {"grant", JK_STRING, false, true, 1, RS_GRANT_MAX - 1, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+static const struct jfield choice_spec[] = {
+    {"options", JK_ARRAY, true, false, 0, RULES_MAX_OFFERED, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_choice(json_t *body, struct choice_item items[RULES_MAX_OFFERED], int *n, struct jerr *e)
+{
+    *n = 0;
+    if (!body_check(body, choice_spec, "", e))
+        return false;
+    json_t *list = jget(body, "options");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        char path[32];
+        snprintf(path, sizeof path, "options[%zu]", i);
+        json_t *item = json_array_get(list, i);
+        if (!json_is_object(item))
+            return jerr_set(e, PROBLEM_INVALID_FIELD, path,
+                            "%s must be an object {\"id\", \"grant\"}.", path);
+        if (!body_check(item, item_spec, path, e))
+            return false;
+        items[*n].id = json_string_value(jget(item, "id"));
+        items[*n].grant = json_string_value(jget(item, "grant"));
+        (*n)++;
+    }
+    return true;
+}
+
+/* ---- POST .../result ---- */
+
+static const struct jfield medals_spec[] = {
+    {"allies", JK_INT, true, false, 0, 200, NULL},
+    {"axis", JK_INT, true, false, 0, 200, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+static const struct jfield units_spec[] = {
+    {"allies", JK_INT, true, false, 0, 50, NULL},
+    {"axis", JK_INT, true, false, 0, 50, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+static const struct jfield result_spec[] = {
+    {"winner", JK_SIDE, true, false, 0, 0, NULL},
+    {"medals", JK_OBJECT, true, false, 0, 0, medals_spec},
+    {"undeployed_reserves", JK_OBJECT, false, true, 0, 0, units_spec},
+    {"objective_medals", JK_OBJECT, false, true, 0, 0, medals_spec},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+static void read_pair(json_t *obj, int out[SIDE_COUNT])
+{
+    for (int s = 0; s < SIDE_COUNT; s++)
+        out[s] = obj ? (int)json_integer_value(jget(obj, side_name((enum side)s))) : 0;
+}
+
+bool parse_result(json_t *body, struct result_input *in, struct jerr *e)
+{
+    memset(in, 0, sizeof *in);
+    if (!body_check(body, result_spec, "", e))
+        return false;
+    side_parse(json_string_value(jget(body, "winner")), &in->winner);
+    read_pair(jget(body, "medals"), in->medals);
+    read_pair(jget(body, "undeployed_reserves"), in->undeployed);
+    read_pair(jget(body, "objective_medals"), in->objective);
+    in->has_undeployed = jget(body, "undeployed_reserves") != NULL;
+    in->has_objective = jget(body, "objective_medals") != NULL;
+    return true;
+}
+
+/* ---- bodies without fields ---- */
+
+static const struct jfield empty_spec[] = {{NULL, 0, false, false, 0, 0, NULL}};
+
+bool parse_empty(json_t *body, struct jerr *e)
+{
+    return body_check(body, empty_spec, "", e);
+}

@@ -1,0 +1,36 @@
+/*
+ * Request bodies, from JSON to the structs campaign/ takes: one parser per kind of body, pure
+ * (no connection, no database), so each can be unit-tested and fuzzed on its own. Each
+ * refuses with a jerr naming the field.
+ */
+#ifndef M44_API_BODIES_H
+#define M44_API_BODIES_H
+
+#include "api/json_in.h"
+#include "campaign/campaign.h"
+
+/* Bytes to a JSON object ({} when empty); NULL with e set otherwise. */
+json_t *json_body(const char *data, size_t len, struct jerr *e);
+
+/* POST /campaigns (and the campaign_created action of an import): `path` prefixes fields.
+ * Strings in `in` point into `body`; `list` receives a scenario list if one is given. */
+bool parse_create(json_t *body, const char *path, struct create_input *in,
+                  struct scenario_list *list, struct jerr *e);
+
+/* The body of a rolling POST: {} / {"client_seed"} / {"faces"}. */
+bool parse_roll(json_t *body, struct roll_input *in, struct jerr *e);
+
+/* POST .../battles. */
+bool parse_battle(json_t *body, struct battle_input *in, struct jerr *e);
+
+/* POST .../reserve-choice: items point into `body`; *n receives their count. */
+bool parse_choice(json_t *body, struct choice_item items[RULES_MAX_OFFERED], int *n,
+                  struct jerr *e);
+
+/* POST .../result. */
+bool parse_result(json_t *body, struct result_input *in, struct jerr *e);
+
+/* POST .../finish and .../rotate-seed take no fields. */
+bool parse_empty(json_t *body, struct jerr *e);
+
+#endif
