@@ -23,8 +23,13 @@ else ifeq ($(MODE),asan)
   B      := build/asan
   BIN    := build/asan/bin
   OPT    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+else ifeq ($(MODE),fuzz)
+  CC     := clang
+  B      := build/fuzz
+  BIN    := build/fuzz/bin
+  OPT    := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
 else
-  $(error MODE must be release or asan)
+  $(error MODE must be release, asan or fuzz)
 endif
 
 CFLAGS  := $(WARN) $(OPT) -MMD -MP
@@ -48,7 +53,10 @@ RULESETS   := $(sort $(wildcard rules/data/*.json))
 WEB        := $(sort $(wildcard web-static/*.*))
 OPENAPI    := api/openapi.json
 
-.PHONY: all run stop test test-unit lint deps clean tests
+FUZZ_TARGETS := bodies ruleset choice router config
+FUZZ_SECONDS ?= 30
+
+.PHONY: all run stop test test-unit lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -95,12 +103,32 @@ $(B)/gen/embedded_openapi.c: $(B)/tools/embed $(OPENAPI)
 	@$(B)/tools/embed embedded_openapi api $@ $(OPENAPI)
 
 # Test programs: one per suite, each from tests/<suite>/*.c plus tests/common.
-tests: $(filter-out $(B)/test-bin/rules,$(TEST_BINS)) $(if $(wildcard tests/rules/*.c),$(B)/test-bin/rules) all
+tests: $(TEST_BINS) all replays
 .SECONDEXPANSION:
 $(B)/test-bin/%: $$(addprefix $(B)/,$$(subst .c,.o,$$(wildcard tests/$$*/*.c))) $(TEST_COMMON) $(B)/cmd/m44d/config.o $(LIB)
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	@$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS) $(TEST_LIBS)
+
+# Fuzzing: libFuzzer binaries (MODE=fuzz, clang), and replayers that run the corpora and every
+# crash ever found as regression tests in any build.
+fuzz-bins: $(FUZZ_TARGETS:%=$(B)/fuzz-bin/%)
+replays: $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%)
+
+$(B)/fuzz-bin/%: $(B)/tests/fuzz/fuzz_%.o $(B)/cmd/m44d/config.o $(LIB)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	@$(CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS)
+
+$(B)/fuzz-replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/cmd/m44d/config.o $(LIB)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+fuzz:
+	@scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory MODE=fuzz fuzz-bins
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 deps:
 	@scripts/deps.sh

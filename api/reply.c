@@ -65,6 +65,8 @@ bool reply_json(struct req *r, int status, json_t *json)
 }
 
 static bool send_problem(struct req *r, enum problem_code code, json_t *extra, const char *fmt,
+                         va_list ap) __attribute__((format(printf, 4, 0)));
+static bool send_problem(struct req *r, enum problem_code code, json_t *extra, const char *fmt,
                          va_list ap)
 {
     char detail[512];

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test suite: unit, rules, db, api, e2e (browser), then unit/rules/db/api again
-# built with AddressSanitizer + UndefinedBehaviorSanitizer. A throwaway PostgreSQL cluster is
+# Runs every test suite: unit, rules, replay (fuzz corpora and regressions), db, api, e2e
+# (browser), then unit/rules/replay/db/api again built with AddressSanitizer +
+# UndefinedBehaviorSanitizer. A throwaway PostgreSQL cluster is
 # created for the run and removed afterwards.
 #   tests/run.sh                 everything
 #   tests/run.sh unit db         only these suites (release build)
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 export M44_ROOT=$root
 
-all_suites=(unit rules db api e2e)
+all_suites=(unit rules replay db api e2e)
 suites=("$@")
 full=0
 if [ ${#suites[@]} -eq 0 ]; then suites=("${all_suites[@]}"); full=1; fi
@@ -49,6 +50,11 @@ run_suite() { # mode suite
   step "$suite ($mode)"
   if [ "$suite" = e2e ]; then
     M44_TEST_BIN=$root/$bin tests/e2e/run.sh || failed+=("$suite/$mode")
+  elif [ "$suite" = replay ]; then
+    # The fuzz corpora and every crash ever found, through each fuzz target.
+    for t in bodies ruleset choice router config; do
+      "$bdir/fuzz-replay/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" || failed+=("replay-$t/$mode")
+    done
   else
     M44_TEST_BIN=$root/$bin "$bdir/test-bin/$suite" || failed+=("$suite/$mode")
   fi
@@ -56,11 +62,9 @@ run_suite() { # mode suite
 
 for s in "${suites[@]}"; do
   case "$s" in
-    unit|rules|db|api|e2e) ;;
-    *) echo "unknown suite '$s' (unit rules db api e2e)" >&2; exit 2 ;;
+    unit|rules|replay|db|api|e2e) ;;
+    *) echo "unknown suite '$s' (unit rules replay db api e2e)" >&2; exit 2 ;;
   esac
-  [ "$s" = e2e ] && [ ! -x tests/e2e/run.sh ] && continue
-  [ "$s" = rules ] && [ -z "$(ls tests/rules/*.c 2>/dev/null)" ] && continue
   run_suite release "$s"
 done
 
@@ -69,8 +73,7 @@ if [ $full -eq 1 ] && [ -z "${M44_TEST_SKIP_ASAN:-}" ]; then
   make -s -j"$jobs" MODE=asan all tests
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=66
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  for s in unit rules db api; do
-    [ -n "$(ls tests/$s/*.c 2>/dev/null)" ] || continue
+  for s in unit rules replay db api; do
     run_suite asan "$s"
   done
 fi

@@ -1,0 +1,64 @@
+/* Fuzz target: every request-body parser. The first byte picks the parser, the rest is the
+ * body as a client would send it. */
+#include "api/bodies.h"
+#include "campaign/rulesets.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    char err[512];
+    if (rulesets_init(NULL, err, sizeof err))
+        abort();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    struct jerr e;
+    json_t *body = json_body((const char *)data + 1, size - 1, &e);
+    if (!body)
+        return 0;
+    static struct scenario_list list;
+    struct create_input ci;
+    struct roll_input ri;
+    struct battle_input bi;
+    struct choice_item items[RULES_MAX_OFFERED];
+    int n;
+    struct result_input res;
+    switch (data[0] % 6) {
+    case 0:
+        if (parse_create(body, "", &ci, &list, &e) && (!ci.name || !ci.rse))
+            abort(); /* accepted without the required fields */
+        break;
+    case 1:
+        if (parse_roll(body, &ri, &e) && (ri.nfaces < 0 || ri.nfaces > RULES_MAX_DICE))
+            abort();
+        break;
+    case 2:
+        parse_battle(body, &bi, &e);
+        break;
+    case 3:
+        if (parse_choice(body, items, &n, &e))
+            for (int i = 0; i < n; i++)
+                if (!items[i].id)
+                    abort();
+        break;
+    case 4:
+        if (parse_result(body, &res, &e) && (res.medals[0] < 0 || res.medals[1] < 0))
+            abort();
+        break;
+    default:
+        parse_empty(body, &e);
+        break;
+    }
+    json_decref(body);
+    return 0;
+}
