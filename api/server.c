@@ -143,6 +143,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
+        /* libmicrohttpd's timeout counts idle time only: a body trickling in a byte at a time
+         * would hold the connection for ever. The whole body gets --timeout seconds. */
+        if (elapsed_s(&r->start) > (double)options.timeout) {
+            log_msg(LOG_WARN, "http", "closing connection: %s %s body still arriving after %u s",
+                    r->method, r->path, options.timeout);
+            return MHD_NO;
+        }
         if (r->status)
             return MHD_YES; /* answered before the body (413 from Content-Length) */
         if (r->too_large || r->body_len + n > options.max_body) {

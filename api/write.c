@@ -230,11 +230,11 @@ void write_run(struct req *r, const struct write_op *op)
         size_t n = strlen(idem);
         bool ok = n >= 1 && n <= IDEM_KEY_MAX;
         for (size_t i = 0; ok && i < n; i++)
-            ok = idem[i] > 0x20 && idem[i] < 0x7f;
+            ok = idem[i] >= 0x20 && idem[i] < 0x7f;
         if (!ok) {
             reply_problem_extra(
                 r, PROBLEM_INVALID_PARAMETER, json_pack("{s:s}", "field", "Idempotency-Key"),
-                "Idempotency-Key must be 1 to %d visible ASCII characters.", IDEM_KEY_MAX);
+                "Idempotency-Key must be 1 to %d printable ASCII characters.", IDEM_KEY_MAX);
             return;
         }
     }

@@ -14,6 +14,7 @@ void register_walkthrough_tests(void);
 void register_error_tests(void);
 void register_concurrency_tests(void);
 void register_export_tests(void);
+void register_hostile_tests(void);
 
 static int start_shared(void)
 {
@@ -29,7 +30,8 @@ int main(void)
     /* The health suite stops and starts PostgreSQL; it runs first, with its own daemon. */
     const tk_register_fn suites[] = {register_health_tests,      register_flow_tests,
                                      register_walkthrough_tests, register_error_tests,
-                                     register_concurrency_tests, register_export_tests};
+                                     register_concurrency_tests, register_export_tests,
+                                     register_hostile_tests};
     if (start_shared()) {
         fprintf(stderr, "the shared m44d did not start (see tests/out/logs)\n");
         return 1;
