@@ -45,7 +45,7 @@ M44D_OBJ := $(B)/cmd/m44d/main.o $(B)/cmd/m44d/config.o
 M44_OBJ  := $(patsubst %.c,$(B)/%.o,$(wildcard cmd/m44/*.c))
 
 TEST_COMMON := $(patsubst %.c,$(B)/%.o,$(wildcard tests/common/*.c))
-TEST_SUITES := unit rules db api
+TEST_SUITES := unit rules db api faults
 TEST_BINS   := $(TEST_SUITES:%=$(B)/test-bin/%)
 
 MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))
@@ -56,7 +56,7 @@ OPENAPI    := api/openapi.json
 FUZZ_TARGETS := bodies ruleset choice router config
 FUZZ_SECONDS ?= 30
 
-.PHONY: all run stop test test-unit lint deps clean tests fuzz fuzz-bins replays
+.PHONY: all run stop test test-faults lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -142,6 +142,9 @@ stop:
 
 test: deps
 	@tests/run.sh
+
+test-faults: deps
+	@tests/run.sh faults
 
 lint:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')

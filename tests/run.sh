@@ -62,8 +62,8 @@ run_suite() { # mode suite
 
 for s in "${suites[@]}"; do
   case "$s" in
-    unit|rules|replay|db|api|e2e) ;;
-    *) echo "unknown suite '$s' (unit rules replay db api e2e)" >&2; exit 2 ;;
+    unit|rules|replay|db|api|e2e|faults) ;;
+    *) echo "unknown suite '$s' (unit rules replay db api e2e faults)" >&2; exit 2 ;;
   esac
   run_suite release "$s"
 done

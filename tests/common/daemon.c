@@ -21,9 +21,15 @@ const char *daemon_url(const struct daemon *d, const char *path, char *buf, size
 
 bool daemon_start(struct daemon *d, const char *conninfo, const char *const *extra)
 {
+    return daemon_start_port(d, conninfo, free_port(), extra);
+}
+
+bool daemon_start_port(struct daemon *d, const char *conninfo, int port,
+                       const char *const *extra)
+{
     static int started;
     memset(d, 0, sizeof *d);
-    d->port = free_port();
+    d->port = port;
     snprintf(d->base, sizeof d->base, "http://127.0.0.1:%d", d->port);
     char name[64], logdir[512];
     tk_out_path("logs", logdir, sizeof logdir);
