@@ -36,7 +36,7 @@ enum cres battle_detail_load(struct db *db, const struct campaign *c, int battle
     memset(d, 0, sizeof *d);
     char num[16];
     snprintf(num, sizeof num, "%d", battle);
-    PGresult *r = db_rolls_of_battle(db, c->id, num);
+    PGresult *r = db_battle_detail(db, c->id, num);
     if (!r)
         return C_DBERR;
     for (int i = 0; i < PQntuples(r); i++) {
@@ -56,22 +56,13 @@ enum cres battle_detail_load(struct db *db, const struct campaign *c, int battle
             json_t *detail = json_loads(PQgetvalue(r, i, 8), 0, NULL);
             sd->offered = json_incref(json_object_get(detail, "options"));
             json_decref(detail);
+        } else if (strcmp(purpose, "choice") == 0) {
+            sd->chosen = true;
+            sd->chosen_json = json_loads(PQgetvalue(r, i, 8), 0, NULL);
+            sd->cost = atoi(PQgetvalue(r, i, 10));
+            sd->tokens_after = atoi(PQgetvalue(r, i, 11));
+            snprintf(sd->chosen_at, sizeof sd->chosen_at, "%s", PQgetvalue(r, i, 9));
         }
-    }
-    PQclear(r);
-    r = db_choices_of_battle(db, c->id, num);
-    if (!r)
-        return C_DBERR;
-    for (int i = 0; i < PQntuples(r); i++) {
-        enum side s;
-        if (!side_parse(PQgetvalue(r, i, 0), &s))
-            continue;
-        struct side_detail *sd = &d->side[s];
-        sd->chosen = true;
-        sd->chosen_json = json_loads(PQgetvalue(r, i, 1), 0, NULL);
-        sd->cost = atoi(PQgetvalue(r, i, 2));
-        sd->tokens_after = atoi(PQgetvalue(r, i, 3));
-        snprintf(sd->chosen_at, sizeof sd->chosen_at, "%s", PQgetvalue(r, i, 4));
     }
     PQclear(r);
     return C_OK;

@@ -99,6 +99,15 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
     faces_to_sql(r->faces, r->count, faces, sizeof faces);
     char *det = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
     json_decref(detail);
+    /* The event log's line goes in with the roll, in the same statement. */
+    json_t *log = json_pack("{s:i, s:s, s:s, s:i, s:s, s:o, s:o, s:o}", "n", (int)r->n, "side",
+                            side_name(r->side), "purpose", purpose, "battle", battle, "source",
+                            r->table ? "table" : "server", "client_seed",
+                            r->table ? json_null() : json_string(r->client_seed), "seed_epoch",
+                            r->table ? json_null() : json_integer(r->epoch), "faces",
+                            faces_to_json(r->faces, r->count));
+    char *logtext = log ? json_dumps(log, JSON_COMPACT) : NULL;
+    json_decref(log);
     const char *p[] = {c->id,
                        n,
                        side_name(r->side),
@@ -108,17 +117,15 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
                        r->table ? NULL : r->client_seed,
                        r->table ? NULL : ep,
                        faces,
-                       det};
+                       det,
+                       side_name(r->side),
+                       "roll",
+                       logtext ? logtext : "{}"};
     long ok = db_roll_insert(db, p);
     free(det);
+    free(logtext);
     if (ok != 1)
         return C_DBERR;
     c->next_roll++;
-    json_t *log = json_pack("{s:i, s:s, s:s, s:i, s:s, s:o, s:o, s:o}", "n", (int)r->n, "side",
-                            side_name(r->side), "purpose", purpose, "battle", battle, "source",
-                            r->table ? "table" : "server", "client_seed",
-                            r->table ? json_null() : json_string(r->client_seed), "seed_epoch",
-                            r->table ? json_null() : json_integer(r->epoch), "faces",
-                            faces_to_json(r->faces, r->count));
-    return campaign_log(db, c, side_name(r->side), "roll", log);
+    return C_OK;
 }

@@ -106,12 +106,6 @@ static int side_or_none(const char *s)
     return s && side_parse(s, &side) ? (int)side : -1;
 }
 
-static int int_or(const PGresult *r, int row, int col, int def)
-{
-    const char *v = db_val(r, row, col);
-    return v ? atoi(v) : def;
-}
-
 /* "{infantry,star}" -> faces; returns the count. */
 static int parse_faces(const char *arr, enum face *out, int max)
 {
@@ -134,98 +128,108 @@ int campaign_faces_from_sql(const char *arr, enum face *out, int max)
     return parse_faces(arr, out, max);
 }
 
-static enum cres load_battles(struct db *db, struct campaign *c)
+static const char *jstr_at(json_t *a, size_t i)
 {
-    PGresult *r = db_battles(db, c->id);
-    if (!r)
-        return C_DBERR;
-    c->nbattles = 0;
-    for (int i = 0; i < PQntuples(r) && i < MAX_BATTLES; i++) {
-        struct battle *b = &c->battles[c->nbattles++];
-        memset(b, 0, sizeof *b);
-        b->number = atoi(PQgetvalue(r, i, 0));
-        copy(b->scenario, sizeof b->scenario, PQgetvalue(r, i, 1));
-        b->first_player = side_or_none(PQgetvalue(r, i, 2)) == SIDE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
-        b->cards[0] = atoi(PQgetvalue(r, i, 3));
-        b->cards[1] = atoi(PQgetvalue(r, i, 4));
-        b->medals_to_win = atoi(PQgetvalue(r, i, 5));
-        b->commissar = side_or_none(db_val(r, i, 6));
-        phase_parse(PQgetvalue(r, i, 7), &b->phase);
-        b->winner = side_or_none(db_val(r, i, 8));
-        for (int s = 0; s < SIDE_COUNT; s++) {
-            b->medals[s] = int_or(r, i, 9 + s, 0);
-            b->undeployed[s] = int_or(r, i, 11 + s, 0);
-            b->objective[s] = int_or(r, i, 13 + s, 0);
-        }
-        copy(b->created_at, sizeof b->created_at, PQgetvalue(r, i, 15));
-        copy(b->finished_at, sizeof b->finished_at, PQgetvalue(r, i, 16));
-    }
-    PQclear(r);
-    return C_OK;
+    return json_string_value(json_array_get(a, i));
 }
 
-static enum cres load_seeds(struct db *db, struct campaign *c)
+static int jint_at(json_t *a, size_t i, int def)
 {
-    PGresult *r = db_seeds(db, c->id);
-    if (!r)
-        return C_DBERR;
+    json_t *v = json_array_get(a, i);
+    return json_is_integer(v) ? (int)json_integer_value(v) : def;
+}
+
+static void load_battles(struct campaign *c, json_t *rows)
+{
+    c->nbattles = 0;
+    size_t i;
+    json_t *b;
+    json_array_foreach(rows, i, b)
+    {
+        if (c->nbattles >= MAX_BATTLES)
+            break;
+        struct battle *x = &c->battles[c->nbattles++];
+        memset(x, 0, sizeof *x);
+        x->number = jint_at(b, 0, 0);
+        copy(x->scenario, sizeof x->scenario, jstr_at(b, 1));
+        x->first_player = side_or_none(jstr_at(b, 2)) == SIDE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+        x->cards[0] = jint_at(b, 3, 0);
+        x->cards[1] = jint_at(b, 4, 0);
+        x->medals_to_win = jint_at(b, 5, 0);
+        x->commissar = side_or_none(jstr_at(b, 6));
+        phase_parse(jstr_at(b, 7), &x->phase);
+        x->winner = side_or_none(jstr_at(b, 8));
+        for (int s = 0; s < SIDE_COUNT; s++) {
+            x->medals[s] = jint_at(b, 9 + (size_t)s, 0);
+            x->undeployed[s] = jint_at(b, 11 + (size_t)s, 0);
+            x->objective[s] = jint_at(b, 13 + (size_t)s, 0);
+        }
+        copy(x->created_at, sizeof x->created_at, jstr_at(b, 15));
+        copy(x->finished_at, sizeof x->finished_at, jstr_at(b, 16));
+    }
+}
+
+static void load_seeds(struct campaign *c, json_t *rows)
+{
     c->nseeds = 0;
-    for (int i = 0; i < PQntuples(r) && i < MAX_EPOCHS; i++) {
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        if (c->nseeds >= MAX_EPOCHS)
+            break;
         struct seed *s = &c->seeds[c->nseeds++];
         memset(s, 0, sizeof *s);
-        s->epoch = atoi(PQgetvalue(r, i, 0));
-        const char *hex = db_val(r, i, 1);
+        s->epoch = jint_at(r, 0, 0);
+        const char *hex = jstr_at(r, 1);
         size_t len = 0;
         s->known =
             hex &&
             sodium_hex2bin(s->bytes, sizeof s->bytes, hex, strlen(hex), NULL, &len, NULL) == 0 &&
             len == SEED_BYTES;
-        copy(s->commitment, sizeof s->commitment, PQgetvalue(r, i, 2));
-        s->revealed = db_val(r, i, 3) != NULL;
-        copy(s->revealed_at, sizeof s->revealed_at, PQgetvalue(r, i, 3));
+        copy(s->commitment, sizeof s->commitment, jstr_at(r, 2));
+        s->revealed = jstr_at(r, 3) != NULL;
+        copy(s->revealed_at, sizeof s->revealed_at, jstr_at(r, 3));
     }
-    PQclear(r);
-    return C_OK;
 }
 
-static enum cres load_effects(struct db *db, struct campaign *c)
+static void load_effects(struct campaign *c, json_t *rows)
 {
-    PGresult *r = db_effects(db, c->id);
-    if (!r)
-        return C_DBERR;
     c->neffects = 0;
-    for (int i = 0; i < PQntuples(r) && i < RS_MAX_EVENTS; i++) {
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        if (c->neffects >= RS_MAX_EVENTS)
+            break;
         struct effect_row *e = &c->effects[c->neffects++];
-        copy(e->event_id, sizeof e->event_id, PQgetvalue(r, i, 0));
-        const char *by = PQgetvalue(r, i, 1);
-        e->rolled_by[SIDE_ALLIES] = strstr(by, "allies") != NULL;
-        e->rolled_by[SIDE_AXIS] = strstr(by, "axis") != NULL;
-        e->data = json_loads(PQgetvalue(r, i, 2), 0, NULL);
+        copy(e->event_id, sizeof e->event_id, jstr_at(r, 0));
+        json_t *by = json_array_get(r, 1);
+        e->rolled_by[SIDE_ALLIES] = e->rolled_by[SIDE_AXIS] = false;
+        for (size_t k = 0; k < json_array_size(by); k++) {
+            int s = side_or_none(json_string_value(json_array_get(by, k)));
+            if (s >= 0)
+                e->rolled_by[s] = true;
+        }
+        e->data = json_incref(json_array_get(r, 2));
     }
-    PQclear(r);
-    return C_OK;
 }
 
-/* The What-if rolls are rolls of battle 0. */
-static enum cres load_what_if(struct db *db, struct campaign *c)
+/* The What-if rolls (rolls of battle 0): the face and the event each side rolled. */
+static void load_what_if(struct campaign *c, json_t *rows)
 {
-    PGresult *r = db_rolls_of_battle(db, c->id, "0");
-    if (!r)
-        return C_DBERR;
-    for (int i = 0; i < PQntuples(r); i++) {
-        int s = side_or_none(PQgetvalue(r, i, 1));
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        int s = side_or_none(jstr_at(r, 0));
         if (s < 0)
             continue;
-        enum face f[RULES_MAX_DICE];
-        if (parse_faces(PQgetvalue(r, i, 7), f, RULES_MAX_DICE) >= 1)
-            c->what_if_face[s] = f[0];
-        json_t *detail = json_loads(PQgetvalue(r, i, 8), 0, NULL);
-        copy(c->what_if_event[s], sizeof c->what_if_event[s],
-             json_string_value(json_object_get(detail, "event")));
-        json_decref(detail);
+        enum face f;
+        if (face_parse(json_string_value(json_array_get(json_array_get(r, 1), 0)), &f))
+            c->what_if_face[s] = f;
+        copy(c->what_if_event[s], sizeof c->what_if_event[s], jstr_at(r, 2));
     }
-    PQclear(r);
-    return C_OK;
 }
 
 enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaign *c,
@@ -265,6 +269,13 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
     c->winner = side_or_none(db_val(r, 0, 17));
     copy(c->created_at, sizeof c->created_at, PQgetvalue(r, 0, 18));
     copy(c->finished_at, sizeof c->finished_at, PQgetvalue(r, 0, 19));
+    void (*const loaders[4])(struct campaign *, json_t *) = {load_battles, load_seeds, load_effects,
+                                                             load_what_if};
+    for (int k = 0; k < 4; k++) {
+        json_t *rows = json_loads(PQgetvalue(r, 0, 20 + k), 0, NULL);
+        loaders[k](c, rows);
+        json_decref(rows);
+    }
     PQclear(r);
 
     if (c->scenarios_json) {
@@ -280,8 +291,6 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
     } else if (c->rse && c->rse->rs->scenarios.n > 0) {
         c->scenarios = (struct scenario_list *)&c->rse->rs->scenarios;
     }
-    if (load_battles(db, c) || load_seeds(db, c) || load_effects(db, c) || load_what_if(db, c))
-        return C_DBERR;
     return C_OK;
 }
 
@@ -301,7 +310,7 @@ enum cres campaign_save(struct db *db, struct campaign *c)
                        c->finished ? "finished" : "active",
                        c->winner >= 0 ? side_name((enum side)c->winner) : NULL,
                        version};
-    if (db_campaign_save(db, p) != 1 || db_notify(db, c->id) < 0)
+    if (db_campaign_save(db, p) != 1)
         return C_DBERR;
     c->version++;
     return C_OK;

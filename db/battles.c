@@ -1,21 +1,12 @@
 /* Statements on battles and reserve choices. */
 #include "db/store.h"
 
-#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-
 static struct db_statement st_insert = {
     "battle_insert",
     "INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, "
     "cards_axis, medals_to_win, commissar, phase) VALUES ($1::uuid, $2::int, $3, $4, $5::int, "
     "$6::int, $7::int, $8, $9)",
     9, 0};
-static struct db_statement st_list = {
-    "battles",
-    "SELECT number, scenario, first_player, cards_allies, cards_axis, medals_to_win, commissar, "
-    "phase, winner, medals_allies, medals_axis, undeployed_allies, undeployed_axis, "
-    "objective_allies, objective_axis, " TS("created_at") ", " TS(
-        "finished_at") " FROM battles WHERE campaign_id = $1::uuid ORDER BY number",
-    1, 0};
 static struct db_statement st_update = {
     "battle_update",
     "UPDATE battles SET phase = $3, winner = $4, medals_allies = $5::int, medals_axis = $6::int, "
@@ -29,12 +20,6 @@ long db_battle_insert(struct db *db, const char *const p[9])
     return db_command(db, &st_insert, p);
 }
 
-PGresult *db_battles(struct db *db, const char *campaign)
-{
-    const char *p[] = {campaign};
-    return db_exec(db, &st_list, p);
-}
-
 long db_battle_update(struct db *db, const char *const p[10])
 {
     return db_command(db, &st_update, p);
@@ -45,19 +30,8 @@ static struct db_statement st_choice_insert = {
     "INSERT INTO reserve_choices (campaign_id, battle, side, chosen, cost, tokens_after) "
     "VALUES ($1::uuid, $2::int, $3, $4::jsonb, $5::int, $6::int)",
     6, 0};
-static struct db_statement st_choices = {
-    "choices_of_battle",
-    "SELECT side, chosen, cost, tokens_after, " TS(
-        "at") " FROM reserve_choices WHERE campaign_id = $1::uuid AND battle = $2::int",
-    2, 0};
 
 long db_choice_insert(struct db *db, const char *const p[6])
 {
     return db_command(db, &st_choice_insert, p);
-}
-
-PGresult *db_choices_of_battle(struct db *db, const char *campaign, const char *battle)
-{
-    const char *p[] = {campaign, battle};
-    return db_exec(db, &st_choices, p);
 }

@@ -2,11 +2,148 @@
 #include "db/store.h"
 
 #define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-#define CAMPAIGN_COLUMNS                                                                           \
-    "id, name, ruleset, what_if, dice, status, version, next_roll, seed_epoch, player_allies, "    \
-    "player_axis, tokens_allies, tokens_axis, encode(organizer_key_hash, 'hex'), "                 \
-    "encode(allies_key_hash, 'hex'), encode(axis_key_hash, 'hex'), scenarios, winner, " TS(        \
-        "created_at") ", " TS("finished_at")
+/* The campaign row, then its battles, seeds, effects and What-if rolls as JSON arrays, so
+ * that loading a campaign is one round trip. */
+#define AGG(row, rest) "coalesce((SELECT json_agg(json_build_array(" row ") " rest "), '[]')"
+#define CAMPAIGN_COLUMNS                                                                            \
+    "c.id, c.name, c.ruleset, c.what_if, c.dice, c.status, c.version, c.next_roll, "                \
+    "c.seed_epoch, c.player_allies, c.player_axis, c.tokens_allies, c.tokens_axis, "                \
+    "encode(c.organizer_key_hash, 'hex'), encode(c.allies_key_hash, 'hex'), "                       \
+    "encode(c.axis_key_hash, 'hex'), c.scenarios, c.winner, " TS("c.created_at") ", " TS(           \
+        "c."                                                                                        \
+        "finishe"                                                                                   \
+        "d_at") ", " AGG("b.number, b.scenario, b.first_player, "                                   \
+                         "b.cards_allies, "                                                         \
+                         "b.cards_axis, b.medals_to_win, b.commissar, "                             \
+                         "b.phase, b.winner, "                                                      \
+                         "b.medals_allies, b.medals_axis, "                                         \
+                         "b.undeployed_allies, "                                                    \
+                         "b.undeployed_axis, b.objective_allies, "                                  \
+                         "b.objective_axis, " TS("b.created_at") ", " TS("b.finished_at"),          \
+                         "ORDER BY b.number) FROM battles b WHERE "                                 \
+                         "b.campaign_id = c.id") ", " AGG("s.epoch, "                               \
+                                                          "encode(s.seed,"                          \
+                                                          " "                                       \
+                                                          "'hex'), "                                \
+                                                          "s.commitment,"                           \
+                                                          " " TS("s."                               \
+                                                                 "revealed"                         \
+                                                                 "_at"),                            \
+                                                          "ORDER BY "                               \
+                                                          "s.epoch) FROM "                          \
+                                                          "seeds s WHERE "                          \
+                                                          "s.campaign_id "                          \
+                                                          "= c.id") ","                             \
+                                                                    " " AGG("e.event_id, "          \
+                                                                            "e.rolled_by, e.data",  \
+                                                                            "ORDER BY e.seq) "      \
+                                                                            "FROM effects e "       \
+                                                                            "WHERE e.campaign_id "  \
+                                                                            "= c.id") ", " AGG("r"  \
+                                                                                               "."  \
+                                                                                               "s"  \
+                                                                                               "i"  \
+                                                                                               "d"  \
+                                                                                               "e"  \
+                                                                                               ","  \
+                                                                                               " "  \
+                                                                                               "r"  \
+                                                                                               "."  \
+                                                                                               "f"  \
+                                                                                               "a"  \
+                                                                                               "c"  \
+                                                                                               "e"  \
+                                                                                               "s"  \
+                                                                                               ","  \
+                                                                                               " "  \
+                                                                                               "r"  \
+                                                                                               "."  \
+                                                                                               "d"  \
+                                                                                               "e"  \
+                                                                                               "t"  \
+                                                                                               "a"  \
+                                                                                               "i"  \
+                                                                                               "l"  \
+                                                                                               "-"  \
+                                                                                               ">"  \
+                                                                                               ">"  \
+                                                                                               "'"  \
+                                                                                               "e"  \
+                                                                                               "v"  \
+                                                                                               "e"  \
+                                                                                               "n"  \
+                                                                                               "t"  \
+                                                                                               "'", \
+                                                                                               "O"  \
+                                                                                               "R"  \
+                                                                                               "D"  \
+                                                                                               "E"  \
+                                                                                               "R"  \
+                                                                                               " "  \
+                                                                                               "B"  \
+                                                                                               "Y"  \
+                                                                                               " "  \
+                                                                                               "r"  \
+                                                                                               "."  \
+                                                                                               "n"  \
+                                                                                               ")"  \
+                                                                                               " "  \
+                                                                                               "F"  \
+                                                                                               "R"  \
+                                                                                               "O"  \
+                                                                                               "M"  \
+                                                                                               " "  \
+                                                                                               "r"  \
+                                                                                               "o"  \
+                                                                                               "l"  \
+                                                                                               "l"  \
+                                                                                               "s"  \
+                                                                                               " "  \
+                                                                                               "r"  \
+                                                                                               " "  \
+                                                                                               "W"  \
+                                                                                               "H"  \
+                                                                                               "E"  \
+                                                                                               "R"  \
+                                                                                               "E"  \
+                                                                                               " "  \
+                                                                                               "r"  \
+                                                                                               "."  \
+                                                                                               "c"  \
+                                                                                               "a"  \
+                                                                                               "m"  \
+                                                                                               "p"  \
+                                                                                               "a"  \
+                                                                                               "i"  \
+                                                                                               "g"  \
+                                                                                               "n"  \
+                                                                                               "_"  \
+                                                                                               "i"  \
+                                                                                               "d"  \
+                                                                                               " "  \
+                                                                                               "="  \
+                                                                                               " "  \
+                                                                                               "c"  \
+                                                                                               "."  \
+                                                                                               "i"  \
+                                                                                               "d"  \
+                                                                                               " "  \
+                                                                                               "A"  \
+                                                                                               "N"  \
+                                                                                               "D"  \
+                                                                                               " "  \
+                                                                                               "r"  \
+                                                                                               "."  \
+                                                                                               "b"  \
+                                                                                               "a"  \
+                                                                                               "t"  \
+                                                                                               "t"  \
+                                                                                               "l"  \
+                                                                                               "e"  \
+                                                                                               " "  \
+                                                                                               "="  \
+                                                                                               " "  \
+                                                                                               "0")
 
 static struct db_statement st_insert = {
     "campaign_insert",
@@ -16,16 +153,15 @@ static struct db_statement st_insert = {
     "decode($11, 'hex'), decode($12, 'hex'), $13::jsonb)",
     13, 0};
 static struct db_statement st_get = {
-    "campaign_get", "SELECT " CAMPAIGN_COLUMNS " FROM campaigns WHERE id = $1::uuid", 1, 0};
+    "campaign_get", "SELECT " CAMPAIGN_COLUMNS " FROM campaigns c WHERE c.id = $1::uuid", 1, 0};
 static struct db_statement st_lock = {
-    "campaign_lock", "SELECT " CAMPAIGN_COLUMNS " FROM campaigns WHERE id = $1::uuid FOR UPDATE", 1,
-    0};
+    "campaign_lock", "SELECT 1 FROM campaigns WHERE id = $1::uuid FOR UPDATE", 1, 0};
 static struct db_statement st_save = {
     "campaign_save",
     "UPDATE campaigns SET version = version + 1, next_roll = $2::int, seed_epoch = $3::int, "
     "tokens_allies = $4::int, tokens_axis = $5::int, status = $6, winner = $7, "
     "finished_at = CASE WHEN $6 = 'finished' THEN coalesce(finished_at, now()) END "
-    "WHERE id = $1::uuid AND version = $8::bigint",
+    "WHERE id = $1::uuid AND version = $8::bigint RETURNING pg_notify('m44_campaign', id::text)",
     8, 0};
 static struct db_statement st_version = {"campaign_version",
                                          "SELECT version FROM campaigns WHERE id = $1::uuid", 1, 0};
@@ -43,10 +179,19 @@ long db_campaign_insert(struct db *db, const char *const p[13])
     return db_command(db, &st_insert, p);
 }
 
+/* Locking takes a statement of its own: under READ COMMITTED, a statement that waited for the
+ * lock sees the campaign row as it is now but reads the other tables as they were when it
+ * began, so the rest is read by a fresh statement once the lock is held. */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock)
 {
     const char *p[] = {id};
-    return db_exec(db, lock ? &st_lock : &st_get, p);
+    if (lock) {
+        PGresult *r = db_exec(db, &st_lock, p);
+        if (!r)
+            return NULL;
+        PQclear(r);
+    }
+    return db_exec(db, &st_get, p);
 }
 
 long db_campaign_save(struct db *db, const char *const p[8])
@@ -82,11 +227,6 @@ static struct db_statement st_seed_insert = {
     "INSERT INTO seeds (campaign_id, epoch, seed, commitment, revealed_at) VALUES ($1::uuid, "
     "$2::int, decode($3, 'hex'), $4, CASE WHEN $5::boolean THEN now() END)",
     5, 0};
-static struct db_statement st_seeds = {
-    "seeds",
-    "SELECT epoch, encode(seed, 'hex'), commitment, " TS(
-        "revealed_at") " FROM seeds WHERE campaign_id = $1::uuid ORDER BY epoch",
-    1, 0};
 static struct db_statement st_reveal = {
     "seeds_reveal",
     "UPDATE seeds SET revealed_at = now() WHERE campaign_id = $1::uuid AND revealed_at IS NULL", 1,
@@ -97,12 +237,6 @@ long db_seed_insert(struct db *db, const char *campaign, const char *epoch, cons
 {
     const char *p[] = {campaign, epoch, seed_hex, commitment, revealed ? "true" : "false"};
     return db_command(db, &st_seed_insert, p);
-}
-
-PGresult *db_seeds(struct db *db, const char *campaign)
-{
-    const char *p[] = {campaign};
-    return db_exec(db, &st_seeds, p);
 }
 
 long db_seeds_reveal(struct db *db, const char *campaign)

@@ -1,4 +1,4 @@
-/* Statements on the event log, the token ledger, effects, and change notification. */
+/* Statements on the event log, the token ledger, and effects. */
 #include "db/store.h"
 
 #define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
@@ -9,22 +9,11 @@ static struct db_statement st_effect_upsert = {
     "$3::text[], $4::jsonb) ON CONFLICT (campaign_id, event_id) DO UPDATE SET rolled_by = "
     "EXCLUDED.rolled_by",
     4, 0};
-static struct db_statement st_effects = {
-    "effects",
-    "SELECT event_id, rolled_by, data FROM effects WHERE campaign_id = $1::uuid ORDER BY seq", 1,
-    0};
-
 long db_effect_upsert(struct db *db, const char *campaign, const char *event_id,
                       const char *rolled_by, const char *data)
 {
     const char *p[] = {campaign, event_id, rolled_by, data};
     return db_command(db, &st_effect_upsert, p);
-}
-
-PGresult *db_effects(struct db *db, const char *campaign)
-{
-    const char *p[] = {campaign};
-    return db_exec(db, &st_effects, p);
 }
 
 static struct db_statement st_ledger_insert = {
@@ -71,14 +60,4 @@ PGresult *db_log(struct db *db, const char *campaign)
 {
     const char *p[] = {campaign};
     return db_exec(db, &st_log, p);
-}
-
-static struct db_statement st_notify = {"notify", "SELECT pg_notify('m44_campaign', $1)", 1, 0};
-
-long db_notify(struct db *db, const char *campaign)
-{
-    const char *p[] = {campaign};
-    PGresult *r = db_exec(db, &st_notify, p);
-    PQclear(r);
-    return r ? 1 : -1;
 }

@@ -7,19 +7,25 @@
 
 static struct db_statement st_insert = {
     "roll_insert",
-    "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, client_seed, seed_epoch, "
-    "faces, detail) VALUES ($1::uuid, $2::int, $3, $4, $5::int, $6, $7, $8::int, $9::text[], "
-    "$10::jsonb)",
-    10, 0};
+    "WITH r AS (INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, client_seed, "
+    "seed_epoch, faces, detail) VALUES ($1::uuid, $2::int, $3, $4, $5::int, $6, $7, $8::int, "
+    "$9::text[], $10::jsonb) RETURNING campaign_id) "
+    "INSERT INTO event_log (campaign_id, actor, action, detail) SELECT campaign_id, $11, $12, "
+    "$13::jsonb FROM r",
+    13, 0};
 static struct db_statement st_all = {
     "rolls", "SELECT " ROLL_COLUMNS " FROM rolls WHERE campaign_id = $1::uuid ORDER BY n", 1, 0};
+/* A battle's rolls, then its reserve choices in the same columns (purpose 'choice', the
+ * chosen options as detail) with cost and tokens_after added: one round trip. */
 static struct db_statement st_battle = {
-    "rolls_of_battle",
-    "SELECT " ROLL_COLUMNS
-    " FROM rolls WHERE campaign_id = $1::uuid AND battle = $2::int ORDER BY n",
+    "battle_detail",
+    "SELECT " ROLL_COLUMNS ", NULL::int, NULL::int FROM rolls WHERE campaign_id = $1::uuid AND "
+    "battle = $2::int UNION ALL SELECT NULL, side, 'choice', battle, NULL, NULL, NULL, NULL, "
+    "chosen, " TS("at") ", cost, tokens_after FROM reserve_choices WHERE campaign_id = $1::uuid "
+                        "AND battle = $2::int ORDER BY 3 DESC, 1",
     2, 0};
 
-long db_roll_insert(struct db *db, const char *const p[10])
+long db_roll_insert(struct db *db, const char *const p[13])
 {
     return db_command(db, &st_insert, p);
 }
@@ -30,7 +36,7 @@ PGresult *db_rolls(struct db *db, const char *campaign)
     return db_exec(db, &st_all, p);
 }
 
-PGresult *db_rolls_of_battle(struct db *db, const char *campaign, const char *battle)
+PGresult *db_battle_detail(struct db *db, const char *campaign, const char *battle)
 {
     const char *p[] = {campaign, battle};
     return db_exec(db, &st_battle, p);

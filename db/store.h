@@ -12,9 +12,14 @@
 long db_campaign_insert(struct db *db, const char *const p[13]);
 /* id, name, ruleset, what_if, dice, status, version, next_roll, seed_epoch, player_allies,
  * player_axis, tokens_allies, tokens_axis, organizer_hash(hex), allies_hash, axis_hash,
- * scenarios, winner, created_at, finished_at */
+ * scenarios, winner, created_at, finished_at, then JSON arrays: battles [[number, scenario,
+ * first_player, cards_allies, cards_axis, medals_to_win, commissar, phase, winner,
+ * medals_allies, medals_axis, undeployed_allies, undeployed_axis, objective_allies,
+ * objective_axis, created_at, finished_at]], seeds [[epoch, seed_hex, commitment,
+ * revealed_at]], effects [[event_id, rolled_by, data]], What-if rolls [[side, faces, event]] */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock);
-/* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
+/* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version;
+ * also notifies listeners of the change (delivered at commit) */
 long db_campaign_save(struct db *db, const char *const p[8]);
 PGresult *db_campaign_version(struct db *db, const char *id);
 PGresult *db_campaign_list(struct db *db, const char *before_seq, const char *limit);
@@ -23,7 +28,6 @@ long db_campaign_exists(struct db *db, const char *id);
 /* seeds (db/campaigns.c): epoch, seed(hex or NULL), commitment, revealed_at */
 long db_seed_insert(struct db *db, const char *campaign, const char *epoch, const char *seed_hex,
                     const char *commitment, bool revealed);
-PGresult *db_seeds(struct db *db, const char *campaign);
 long db_seeds_reveal(struct db *db, const char *campaign);
 
 /* battles (db/battles.c) */
@@ -31,23 +35,22 @@ long db_battle_insert(struct db *db, const char *const p[9]);
 /* number, scenario, first_player, cards_allies, cards_axis, medals_to_win, commissar, phase,
  * winner, medals_allies, medals_axis, undeployed_allies, undeployed_axis, objective_allies,
  * objective_axis, created_at, finished_at */
-PGresult *db_battles(struct db *db, const char *campaign);
 long db_battle_update(struct db *db, const char *const p[10]);
 
 /* rolls (db/rolls.c): n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail,
- * at */
-long db_roll_insert(struct db *db, const char *const p[10]);
+ * at. Inserting a roll also writes its event-log line (actor, action, detail: p[10..12]). */
+long db_roll_insert(struct db *db, const char *const p[13]);
 PGresult *db_rolls(struct db *db, const char *campaign);
-PGresult *db_rolls_of_battle(struct db *db, const char *campaign, const char *battle);
+/* A battle's rolls as above, with NULL cost and tokens_after, then its reserve choices: NULL n,
+ * side, purpose 'choice', battle, four NULLs, chosen (as detail), at, cost, tokens_after. */
+PGresult *db_battle_detail(struct db *db, const char *campaign, const char *battle);
 
-/* reserve choices (db/battles.c): side, chosen, cost, tokens_after, at */
+/* reserve choices (db/battles.c); read back with db_battle_detail */
 long db_choice_insert(struct db *db, const char *const p[6]);
-PGresult *db_choices_of_battle(struct db *db, const char *campaign, const char *battle);
 
-/* effects (db/journal.c): event_id, rolled_by (text[]), data */
+/* effects (db/journal.c) */
 long db_effect_upsert(struct db *db, const char *campaign, const char *event_id,
                       const char *rolled_by, const char *data);
-PGresult *db_effects(struct db *db, const char *campaign);
 
 /* token ledger (db/journal.c): seq, side, delta, balance, reason, battle, at */
 long db_ledger_insert(struct db *db, const char *const p[6]);
@@ -57,9 +60,6 @@ PGresult *db_ledger(struct db *db, const char *campaign);
 long db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
                    const char *detail);
 PGresult *db_log(struct db *db, const char *campaign);
-
-/* change notification, delivered when the transaction commits */
-long db_notify(struct db *db, const char *campaign);
 
 /* idempotency (db/idempotency.c): method, path, request_hash(hex), status, body, etag, location */
 PGresult *db_idem_get(struct db *db, const char *scope, const char *key);
