@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Sets the number of entries (0 turns the cache off). Call once before serving. */
+void cache_init(long entries);
+void cache_shutdown(void);
+
 /* A copy of the body for (id, version) into *body (caller frees), or false. */
 bool cache_get(const char *id, long long version, char **body, size_t *len);
 void cache_put(const char *id, long long version, const char *body, size_t len);

@@ -48,6 +48,8 @@ static const struct option_spec options[] = {
      FIELD(shutdown_timeout), "seconds requests in flight get to finish on SIGTERM"},
     {"max-wait", "M44_MAX_WAIT", OPT_INT, "30", 0, 300, NULL, FIELD(max_wait),
      "longest long-poll (?wait=) a client may ask for, in seconds"},
+    {"cache-entries", "M44_CACHE_ENTRIES", OPT_INT, "4096", 0, 1000000, NULL, FIELD(cache_entries),
+     "rendered campaign standings kept in memory, a few KiB each (0: none)"},
     {"rulesets-dir", "M44_RULESETS_DIR", OPT_STRING, "", 0, 0, NULL, FIELD(rulesets_dir),
      "extra directory of ruleset JSON files (added to, or replacing, the built-in ones)"},
     {"migrate", NULL, OPT_FLAG, NULL, 0, 0, NULL, FIELD(migrate),

@@ -1,5 +1,6 @@
 /* m44d: the Memoir '44 campaign daemon. */
 #include "api/server.h"
+#include "api/cache.h"
 #include "api/metrics.h"
 #include "campaign/rulesets.h"
 #include "cmd/m44d/config.h"
@@ -124,6 +125,7 @@ int main(int argc, char **argv)
         .conn_memory = (size_t)cfg.conn_memory,
         .max_wait = (unsigned)cfg.max_wait,
     };
+    cache_init(cfg.cache_entries);
     if (!http_start(&opts))
         goto out;
     log_msg(LOG_INFO, "main", "m44d %s ready", M44_VERSION);
@@ -139,6 +141,7 @@ int main(int argc, char **argv)
 out:
     db_shutdown();
     rulesets_shutdown();
+    cache_shutdown();
     if (status == 0)
         log_msg(LOG_INFO, "main", "stopped");
     return status;
