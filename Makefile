@@ -56,7 +56,7 @@ OPENAPI    := api/openapi.json
 FUZZ_TARGETS := bodies ruleset choice router config
 FUZZ_SECONDS ?= 30
 
-.PHONY: all run stop test test-faults lint deps clean tests fuzz fuzz-bins replays
+.PHONY: all run stop test test-faults valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -145,6 +145,25 @@ test: deps
 
 test-faults: deps
 	@tests/run.sh faults
+
+# Benchmarks: baselines (pgbench, a bare libmicrohttpd + libpq server) against m44d, side by side.
+bench-bins: $(B)/bench/loadgen $(B)/bench/bare
+
+$(B)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS_ALL) $(WARN) -O2 -o $@ $< $(LIBS)
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all bench-bins
+	@bench/run.sh
+
+# The API tests with every m44d they start running under valgrind: no error, no definite leak.
+valgrind: deps
+	@M44_TEST_WRAPPER="valgrind --quiet --error-exitcode=99 --leak-check=full \
+	  --errors-for-leak-kinds=definite --show-leak-kinds=definite --num-callers=30 \
+	  --suppressions=$(CURDIR)/tests/valgrind.supp" tests/run.sh api
 
 lint:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')

@@ -17,7 +17,7 @@ for profile in "${profiles[@]}"; do
                postgresql util-linux passwd libcunit1-dev libcurl4-openssl-dev curl procps \
                chromium nodejs npm valgrind clang libclang-rt-14-dev git ;;
     bench) add make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev \
-               postgresql postgresql-contrib util-linux passwd curl procps wrk libcurl4-openssl-dev ;;
+               postgresql postgresql-contrib util-linux passwd curl procps libcurl4-openssl-dev ;;
     fuzz)  add make clang libclang-rt-14-dev libmicrohttpd-dev libjansson-dev libpq-dev \
                libsodium-dev ;;
     *) echo "deps.sh: unknown profile '$profile' (run, test, bench, fuzz)" >&2; exit 2 ;;

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# make bench: m44d next to baselines measured on this machine in the same run, on a throwaway
+# PostgreSQL (default settings: fsync on). Every run is bounded in time; figures are printed,
+# never judged. The table also goes to bench/out/results.md (bench/RESULTS.md keeps one run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=$root/bench/out
+rm -rf "$out"
+mkdir -p "$out"
+SECS=${M44_BENCH_SECONDS:-8}
+BIN=build/release/bench
+LG=$BIN/loadgen
+
+pgdir=$(mktemp -d /tmp/m44-bench-pg.XXXXXX)
+chmod 755 "$pgdir"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+scripts/pg.sh start "$pgdir" >/dev/null
+host=$(scripts/pg.sh host "$pgdir")
+pgbin=$(ls -d /usr/lib/postgresql/15/bin 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -rV | head -1)
+as_m44() { if [ "$(id -u)" -eq 0 ]; then runuser -u m44 -- "$@"; else "$@"; fi; }
+psqlq() { psql -q -X -v ON_ERROR_STOP=1 -h "$host" -U m44 "$@"; }
+for db in bench bench_small bench_big; do psqlq -d postgres -c "CREATE DATABASE $db" ; done
+conn() { echo "host='$host' user=m44 dbname=$1"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
+  || shuf -i 20000-60000 -n 1; }
+ms_now() { date +%s%N | cut -c1-13; }
+
+# start_m44d DB PORT [ARGS...]: starts it, waits for /readyz; sets M44_PID, READY_MS
+start_m44d() {
+  local db=$1 port=$2; shift 2
+  local t0; t0=$(ms_now)
+  bin/m44d --database "$(conn "$db")" --listen "127.0.0.1:$port" "$@" 2>>"$out/m44d-$db.log" &
+  M44_PID=$!
+  pids+=("$M44_PID")
+  until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
+  READY_MS=$(( $(ms_now) - t0 ))
+}
+
+rows=()
+row() { rows+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+echo "== setting up (campaigns through SQL, as the API would leave them)" >&2
+N=60000
+psqlq -d bench -c "SELECT 1" >/dev/null
+start_m44d bench "$(free_port)" --threads 16
+FIRST_READY_MS=$READY_MS
+kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
+gen_campaigns() { # DB COUNT BATTLES PHASE
+  psqlq -d "$1" <<SQL
+INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, player_axis,
+                       tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, axis_key_hash)
+SELECT md5('c' || i)::uuid, 'bench ' || i, 'standard', false, 'server', 'Ann', 'Bob', 3, 3,
+       sha256(convert_to('o' || lpad(i::text, 42, '0'), 'UTF8')),
+       sha256(convert_to('a' || lpad(i::text, 42, '0'), 'UTF8')),
+       sha256(convert_to('x' || lpad(i::text, 42, '0'), 'UTF8'))
+FROM generate_series(1, $2) i;
+INSERT INTO seeds (campaign_id, epoch, seed, commitment)
+SELECT id, 1, s, encode(sha256(s), 'hex')
+FROM (SELECT id, decode(md5(id::text) || md5(id::text || 's'), 'hex') s FROM campaigns) x;
+INSERT INTO token_ledger (campaign_id, side, delta, balance, reason)
+SELECT id, side, 3, 3, 'start' FROM campaigns, (VALUES ('allies'), ('axis')) v(side);
+INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, cards_axis,
+                     medals_to_win, phase, winner, medals_allies, medals_axis, undeployed_allies,
+                     undeployed_axis, objective_allies, objective_axis)
+SELECT c.id, b, 'Battle ' || b, 'allies', 5, 5, 6,
+       CASE WHEN b = $3 THEN '$4' ELSE 'finished' END,
+       CASE WHEN b < $3 THEN (CASE WHEN b % 2 = 0 THEN 'allies' ELSE 'axis' END) END,
+       CASE WHEN b < $3 THEN 6 - b % 2 END, CASE WHEN b < $3 THEN 3 + b % 2 END,
+       CASE WHEN b < $3 THEN 0 END, CASE WHEN b < $3 THEN 0 END,
+       CASE WHEN b < $3 THEN 0 END, CASE WHEN b < $3 THEN 0 END
+FROM campaigns c, generate_series(1, $3) b;
+SQL
+}
+gen_campaigns bench "$N" 1 reserves
+psqlq -d bench -c "ANALYZE"
+# Two sets of roll targets: one for 1 connection, one for 16; each (campaign, side) once.
+psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\ta%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0')) || E'\n' ||
+                              format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\tx%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0'))
+                       FROM generate_series(1, 10000) i" >"$out/rolls-1.txt"
+psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\ta%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0')) || E'\n' ||
+                              format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\tx%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0'))
+                       FROM generate_series(10001, $N) i" >"$out/rolls-16.txt"
+
+echo "== pgbench: one transaction, UPDATE + INSERT" >&2
+psqlq -d bench <<'SQL'
+CREATE TABLE bench_accounts (id int PRIMARY KEY, balance int NOT NULL DEFAULT 0);
+INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
+CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
+ANALYZE;
+SQL
+cat >"$out/pgbench.sql" <<'SQL'
+\set aid random(1, 100000)
+BEGIN;
+UPDATE bench_accounts SET balance = balance + 1 WHERE id = :aid;
+INSERT INTO bench_history (aid, delta) VALUES (:aid, 1);
+END;
+SQL
+chmod -R a+rwX "$out"
+pgbench_run() { # CLIENTS -> "rps=.. p50_ms=.. p99_ms=.."
+  local c=$1 j=$(( $1 < 2 ? 1 : 2 ))
+  rm -f "$out"/pgb.*
+  (cd "$out" && as_m44 "$pgbin/pgbench" -n -h "$host" -U m44 -f pgbench.sql -c "$c" -j "$j" \
+      -T "$SECS" -l --log-prefix=pgb bench >"pgbench-$c.txt" 2>&1)
+  local tps; tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench-$c.txt" | head -1)
+  cat "$out"/pgb.* | awk '{print $3 / 1000}' | sort -n >"$out/pgb-lat-$c.txt"
+  local n; n=$(wc -l <"$out/pgb-lat-$c.txt")
+  local p50 p99
+  p50=$(sed -n "$(( n / 2 + 1 ))p" "$out/pgb-lat-$c.txt")
+  p99=$(sed -n "$(( n * 99 / 100 + 1 ))p" "$out/pgb-lat-$c.txt")
+  echo "rps=${tps%.*} p50_ms=$p50 p99_ms=$p99"
+}
+PG1=$(pgbench_run 1); PG16=$(pgbench_run 16)
+
+echo "== m44d: POST reserve-roll" >&2
+PORT=$(free_port)
+start_m44d bench "$PORT" --threads 16 --per-ip-limit 256
+READY_MS_AGAIN=$READY_MS
+M1=$($LG -c 1 -d "$SECS" -p "$out/rolls-1.txt" "127.0.0.1:$PORT")
+M16=$($LG -c 16 -d "$SECS" -p "$out/rolls-16.txt" "127.0.0.1:$PORT")
+row "pgbench: UPDATE + INSERT in one transaction" 1 "$(field rps "$PG1")" "$(field p50_ms "$PG1")" "$(field p99_ms "$PG1")" "baseline"
+row "m44d: POST .../reserve-roll" 1 "$(field rps "$M1")" "$(field p50_ms "$M1")" "$(field p99_ms "$M1")" "$(ratio "$(field rps "$M1")" "$(field rps "$PG1")") × pgbench"
+row "pgbench: UPDATE + INSERT in one transaction" 16 "$(field rps "$PG16")" "$(field p50_ms "$PG16")" "$(field p99_ms "$PG16")" "baseline"
+row "m44d: POST .../reserve-roll" 16 "$(field rps "$M16")" "$(field p50_ms "$M16")" "$(field p99_ms "$M16")" "$(ratio "$(field rps "$M16")" "$(field rps "$PG16")") × pgbench"
+echo "$M1 / $M16" >"$out/rolls-loadgen.txt"
+
+echo "== GET: bare libmicrohttpd + libpq against m44d" >&2
+psqlq -d bench -At -c "SELECT '/row/' || md5('c' || i)::uuid FROM generate_series(1, 1000) i" >"$out/bare.txt"
+psqlq -d bench -At -c "SELECT '/api/v1/campaigns/' || md5('c' || i)::uuid FROM generate_series(1, 1000) i" >"$out/get.txt"
+psqlq -d bench -At -c "SELECT '/api/v1/campaigns/' || id || E'\t\"' || version || '\"' FROM campaigns WHERE id IN (SELECT md5('c' || i)::uuid FROM generate_series(1, 1000) i)" >"$out/get304.txt"
+BPORT=$(free_port)
+$BIN/bare "$(conn bench)" "127.0.0.1:$BPORT" 2 &
+pids+=("$!")
+until curl -sf -o /dev/null "http://127.0.0.1:$BPORT/row/$(psqlq -d bench -At -c "SELECT md5('c1')::uuid")"; do sleep 0.05; done
+B16=$($LG -c 16 -d "$SECS" -g "$out/bare.txt" "127.0.0.1:$BPORT")
+$LG -c 16 -d 2 -g "$out/get.txt" "127.0.0.1:$PORT" >/dev/null # fill the standing cache
+G16=$($LG -c 16 -d "$SECS" -g "$out/get.txt" "127.0.0.1:$PORT")
+N16=$($LG -c 16 -d "$SECS" -g "$out/get304.txt" "127.0.0.1:$PORT")
+row "bare libmicrohttpd + libpq: GET primary key" 16 "$(field rps "$B16")" "$(field p50_ms "$B16")" "$(field p99_ms "$B16")" "baseline"
+row "m44d: GET /api/v1/campaigns/{id}" 16 "$(field rps "$G16")" "$(field p50_ms "$G16")" "$(field p99_ms "$G16")" "$(ratio "$(field rps "$G16")" "$(field rps "$B16")") × bare"
+row "m44d: GET /api/v1/campaigns/{id}, 304 Not Modified" 16 "$(field rps "$N16")" "$(field p50_ms "$N16")" "$(field p99_ms "$N16")" "$(ratio "$(field rps "$N16")" "$(field rps "$B16")") × bare"
+RSS_KB=$(sed -n 's/^VmHWM:\s*\([0-9]*\) kB/\1/p' "/proc/$M44_PID/status")
+kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
+
+echo "== scale: standing GET with 10 and with 100,000 campaigns of 10 battles (no cache)" >&2
+for db in bench_small bench_big; do bin/m44d --migrate --database "$(conn "$db")" 2>>"$out/m44d-$db.log"; done
+gen_campaigns bench_small 10 10 ready >/dev/null
+gen_campaigns bench_big 100000 10 ready >/dev/null
+psqlq -d bench_small -c ANALYZE; psqlq -d bench_big -c ANALYZE
+for size in small big; do
+  db=bench_$size
+  n=$([ $size = small ] && echo 10 || echo 100000)
+  psqlq -d "$db" -At -c "SELECT '/api/v1/campaigns/' || md5('c' || (1 + (i * 7919) % $n))::uuid FROM generate_series(1, 2000) i" >"$out/scale-$size.txt"
+  SPORT=$(free_port)
+  start_m44d "$db" "$SPORT" --cache-entries 0 --threads 4
+  $LG -c 4 -d 1 -g "$out/scale-$size.txt" "127.0.0.1:$SPORT" >/dev/null
+  S=$($LG -c 4 -d "$SECS" -g "$out/scale-$size.txt" "127.0.0.1:$SPORT")
+  label=$([ $size = small ] && echo "10 campaigns" || echo "100,000 campaigns")
+  if [ $size = small ]; then SMALL=$S; cmp="baseline"; else cmp="p99 $(ratio "$(field p99_ms "$S")" "$(field p99_ms "$SMALL")") × 10 campaigns"; fi
+  row "m44d: standing GET, $label of 10 battles, no cache" 4 "$(field rps "$S")" "$(field p50_ms "$S")" "$(field p99_ms "$S")" "$cmp"
+  kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
+done
+
+cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
+pgv=$("$pgbin/postgres" --version)
+{
+  echo "# m44d benchmark"
+  echo
+  echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -srm), $(nproc) CPU ($cpu), $mem; $pgv"
+  echo "with default settings (fsync on), over a unix socket. Each measurement runs ${SECS} s;"
+  echo "m44d with --threads 16 (database workers) and --http-threads 2. Load from bench/loadgen"
+  echo "(keep-alive connections, one thread each) and pgbench, on the same machine."
+  echo
+  echo "| measurement | connections | requests/s | p50 ms | p99 ms | compared |"
+  echo "|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
+  echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
+  echo "- a reserve-roll is one transaction of seven round trips (BEGIN, lock the campaign, load it with its battles, seeds and effects, load the battle's rolls and choices, insert the roll with its event-log line, bump the version and notify, COMMIT) against pgbench's four, plus HTTP, JSON and the rules"
+  echo "- the standing GET reads the campaign's version (one primary-key lookup) and serves the rendering cached for that version; with --cache-entries 0 it loads and renders the campaign each time (the scale rows)"
+} | tee "$out/results.md"
