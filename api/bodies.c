@@ -102,6 +102,7 @@ bool parse_create(json_t *body, const char *path, struct create_input *in,
 /* ---- rolls ---- */
 
 static const struct jfield roll_spec[] = {
+    {"side", JK_SIDE, false, true, 0, 0, NULL},
     {"client_seed", JK_STRING, false, true, 0, CLIENT_SEED_MAX, NULL},
     {"faces", JK_ARRAY, false, true, 1, RULES_MAX_DICE, NULL},
     {NULL, 0, false, false, 0, 0, NULL},
@@ -180,6 +181,7 @@ static const struct jfield item_spec[] = {
     {NULL, 0, false, false, 0, 0, NULL},
 };
 static const struct jfield choice_spec[] = {
+    {"side", JK_SIDE, false, true, 0, 0, NULL},
     {"options", JK_ARRAY, true, false, 0, RULES_MAX_OFFERED, NULL},
     {NULL, 0, false, false, 0, 0, NULL},
 };
@@ -253,4 +255,9 @@ static const struct jfield empty_spec[] = {{NULL, 0, false, false, 0, 0, NULL}};
 bool parse_empty(json_t *body, struct jerr *e)
 {
     return body_check(body, empty_spec, "", e);
+}
+
+bool body_side(json_t *body, enum side *side)
+{
+    return side_parse(json_string_value(jget(body, "side")), side);
 }

@@ -17,13 +17,18 @@ json_t *json_body(const char *data, size_t len, struct jerr *e);
 bool parse_create(json_t *body, const char *path, struct create_input *in,
                   struct scenario_list *list, struct jerr *e);
 
-/* The body of a rolling POST: {} / {"client_seed"} / {"faces"}. */
+/* A side's POST may name the side it acts for ({"side": "axis"}); true with *side when it does.
+ * The key must then be that side's (403 otherwise); bodies that allow it check its value. */
+bool body_side(json_t *body, enum side *side);
+
+/* The body of a rolling POST: {} / {"client_seed"} / {"faces"}, and optionally "side". */
 bool parse_roll(json_t *body, struct roll_input *in, struct jerr *e);
 
 /* POST .../battles. */
 bool parse_battle(json_t *body, struct battle_input *in, struct jerr *e);
 
-/* POST .../reserve-choice: items point into `body`; *n receives their count. */
+/* POST .../reserve-choice ({"options"}, optionally "side"): items point into `body`; *n
+ * receives their count. */
 bool parse_choice(json_t *body, struct choice_item items[RULES_MAX_OFFERED], int *n,
                   struct jerr *e);
 

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-bool parse_roll_body(struct req *r, struct roll_input *in)
+bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op)
 {
     struct jerr e;
     json_t *body = body_parse(r, &e);
     bool ok = body && parse_roll(body, in, &e);
+    if (ok)
+        op->names_side = body_side(body, &op->side);
     json_decref(body);
     if (!ok)
         reply_jerr(r, &e);

@@ -11,7 +11,7 @@
  * {"faces": [...]} with the faces rolled at the table. Replies 400 and returns false when the
  * body is malformed; the count of faces is checked later against the roll.
  */
-bool parse_roll_body(struct req *r, struct roll_input *in);
+bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op);
 
 /*
  * Loads campaign params[0] for reading (no lock) and calls `fn`, all in one read transaction;
@@ -27,7 +27,7 @@ void reply_db_failure(struct req *r, enum db_result res);
 /* The side a side's key acts for (valid after write_run's checks with NEED_SIDE). */
 static inline enum side acting_side(const struct write_ctx *w)
 {
-    return w->role == ROLE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+    return role_side(w->role);
 }
 
 #endif

@@ -39,6 +39,7 @@ void handle_reserve_choice(struct req *r)
         reply_jerr(r, &e);
     } else {
         struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = choose, .arg = &a};
+        op.names_side = body_side(body, &op.side);
         write_run(r, &op);
     }
     json_decref(body);

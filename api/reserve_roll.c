@@ -31,13 +31,13 @@ static enum cres roll(struct db *db, struct write_ctx *w)
 void handle_reserve_roll(struct req *r)
 {
     struct arg a;
-    if ((a.battle = path_battle(r, r->params[1])) < 0 || !parse_roll_body(r, &a.in))
+    struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = roll, .arg = &a};
+    if ((a.battle = path_battle(r, r->params[1])) < 0 || !parse_roll_body(r, &a.in, &op))
         return;
     if (!(a.offered = malloc(sizeof *a.offered))) {
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
-    struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = roll, .arg = &a};
     write_run(r, &op);
     free(a.offered);
 }

@@ -28,8 +28,8 @@ static enum cres roll(struct db *db, struct write_ctx *w)
 void handle_victory_events(struct req *r)
 {
     struct arg a;
-    if ((a.battle = path_battle(r, r->params[1])) < 0 || !parse_roll_body(r, &a.in))
-        return;
     struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = roll, .arg = &a};
+    if ((a.battle = path_battle(r, r->params[1])) < 0 || !parse_roll_body(r, &a.in, &op))
+        return;
     write_run(r, &op);
 }

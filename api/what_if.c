@@ -22,8 +22,8 @@ static enum cres what_if(struct db *db, struct write_ctx *w)
 void handle_what_if(struct req *r)
 {
     struct roll_input in;
-    if (!parse_roll_body(r, &in))
-        return;
     struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = what_if, .arg = &in};
+    if (!parse_roll_body(r, &in, &op))
+        return;
     write_run(r, &op);
 }

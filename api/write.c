@@ -155,6 +155,10 @@ static enum db_tx tx(struct db *db, void *arg)
             if (w->op->need == NEED_SIDE && w->role == ROLE_ORGANIZER)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "A side acts with its own key; this is the organizer's key.");
+            if (w->op->need == NEED_SIDE && w->op->names_side && role_side(w->role) != w->op->side)
+                return refuse_tx(w, PROBLEM_FORBIDDEN,
+                                 "This is the %s key; it cannot act for the %s.",
+                                 side_title(role_side(w->role)), side_title(w->op->side));
         }
     }
     const char *idem = req_header(r, "Idempotency-Key");

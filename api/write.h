@@ -22,6 +22,9 @@ struct write_op {
     enum need need; /* who may do this */
     write_action action;
     void *arg; /* the handler's parsed request */
+    /* the body named the side it acts for (NEED_SIDE): the key must be that side's */
+    bool names_side;
+    enum side side;
 };
 
 struct write_ctx {
@@ -41,6 +44,12 @@ struct write_ctx {
 };
 
 void write_run(struct req *r, const struct write_op *op);
+
+/* The side a side's key acts for. */
+static inline enum side role_side(enum role role)
+{
+    return role == ROLE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+}
 
 /* The key of "Authorization: Bearer <key>", or NULL. */
 const char *bearer_key(const struct req *r, char *buf, size_t len);

@@ -168,6 +168,16 @@ static struct action_case action_cases[] = {
     {"side for the organizer", &srv, AXIS, "/battles/1/result",
      "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 403, "forbidden"},
     {"side sets up a battle", &srv, ALLIES, "/battles", "{}", NULL, 403, "forbidden"},
+    {"Axis key rolling for the Allies", &srv, AXIS, "/battles/1/reserve-roll",
+     "{\"side\":\"allies\"}", NULL, 403, "forbidden"},
+    {"Allies key choosing for the Axis", &srv, ALLIES, "/battles/1/reserve-choice",
+     "{\"side\":\"axis\",\"options\":[]}", NULL, 403, "forbidden"},
+    {"Allies key rolling What-if for the Axis", &srv, ALLIES, "/what-if", "{\"side\":\"axis\"}",
+     NULL, 403, "forbidden"},
+    {"organizer naming a side", &srv, ORGANIZER, "/battles/1/reserve-roll", "{\"side\":\"axis\"}",
+     NULL, 403, "forbidden"},
+    {"side not a side", &srv, AXIS, "/battles/1/reserve-roll", "{\"side\":\"both\"}", NULL, 400,
+     "invalid-field", "side"},
     {"battle 99", &srv, AXIS, "/battles/99/reserve-roll", "{}", NULL, 404, "not-found"},
     {"battle 0", &srv, AXIS, "/battles/0/reserve-roll", "{}", NULL, 404, "not-found"},
     {"battle abc", &srv, AXIS, "/battles/abc/reserve-roll", "{}", NULL, 404, "not-found"},
@@ -503,12 +513,42 @@ static void test_body_too_large(void)
     CU_ASSERT_EQUAL(rows(), before);
 }
 
+/* A body may name the side it acts for: its own side's key works as without it. */
+static void test_body_names_own_side(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon, "{\"name\":\"side\",\"ruleset\":\"standard\"}", &c));
+    struct http_resp *r = camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                                    "{\"scenario\":\"A\",\"first_player\":\"axis\",\"cards\":"
+                                    "{\"allies\":4,\"axis\":5},\"medals_to_win\":4}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll", "{\"side\":\"axis\"}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "side"), "axis");
+    http_free(r);
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
+                  "{\"side\":\"axis\",\"options\":[]}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "side"), "axis");
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "reserves.axis.chosen")) ||
+                   json_is_array(http_json_at(r, "reserves.axis.chosen")));
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "/rolls"); /* one roll, the Axis's */
+    CU_ASSERT_EQUAL(json_array_size(r->json), 1);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "0.side"), "axis");
+    http_free(r);
+}
+
 void register_error_tests(void)
 {
     CU_pSuite s = CU_add_suite("errors", suite_init, NULL);
     CU_add_test(s, "create: every bad input is a 400 naming the field", test_create_refusals);
     CU_add_test(s, "actions: 401/403/404/409/412/422/400, nothing changed", test_action_refusals);
     CU_add_test(s, "keys: wrong, other campaign's, in the query string", test_keys);
+    CU_add_test(s, "a body may name its own side", test_body_names_own_side);
     CU_add_test(s, "reserve choice refusals and exact debit", test_choice_refusals);
     CU_add_test(s, "If-Match / ETag / 304", test_if_match);
     CU_add_test(s, "read refusals", test_read_refusals);

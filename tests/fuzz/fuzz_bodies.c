@@ -18,6 +18,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* A side named in a body is one of the two. */
+static void check_side(json_t *body)
+{
+    enum side s;
+    if (body_side(body, &s) && s != SIDE_ALLIES && s != SIDE_AXIS)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -41,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 1:
         if (parse_roll(body, &ri, &e) && (ri.nfaces < 0 || ri.nfaces > RULES_MAX_DICE))
             abort();
+        check_side(body);
         break;
     case 2:
         parse_battle(body, &bi, &e);
@@ -50,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int i = 0; i < n; i++)
                 if (!items[i].id)
                     abort();
+        check_side(body);
         break;
     case 4:
         if (parse_result(body, &res, &e) && (res.medals[0] < 0 || res.medals[1] < 0))
