@@ -40,9 +40,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!conn || PQstatus(conn) != CONNECTION_OK) {
         PQfinish(conn);
         conn = PQconnectdb(conninfo);
-        PGresult *p = PQprepare(conn, "row",
-                                "SELECT id, name, version FROM campaigns WHERE id = $1::uuid", 1,
-                                NULL);
+        PGresult *p = PQprepare(
+            conn, "row", "SELECT id, name, version FROM campaigns WHERE id = $1::uuid", 1, NULL);
         PQclear(p);
     }
     const char *params[] = {url + 5};
@@ -68,10 +67,10 @@ int main(int argc, char **argv)
         return 2;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     inet_pton(AF_INET, host, &a.sin_addr);
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, handle, NULL,
-        MHD_OPTION_SOCK_ADDR, &a, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)atoi(argv[3]),
-        MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END);
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0,
+                                            NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, &a,
+                                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)atoi(argv[3]),
+                                            MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END);
     if (!d)
         return 1;
     sigset_t s;

@@ -114,8 +114,9 @@ static void *work(void *arg)
         } else {
             l = &lines[i++ % nlines];
             if (l->extra)
-                snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nIf-None-Match: %s\r\n\r\n",
-                         l->path, host, l->extra);
+                snprintf(req, sizeof req,
+                         "GET %s HTTP/1.1\r\nHost: %s\r\nIf-None-Match: %s\r\n\r\n", l->path, host,
+                         l->extra);
             else
                 snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", l->path, host);
         }
@@ -126,7 +127,8 @@ static void *work(void *arg)
         }
         double t0 = now_s();
         size_t len = strlen(req);
-        int status = write(fd, req, len) == (ssize_t)len ? read_response(fd, resp, sizeof resp) : -1;
+        int status =
+            write(fd, req, len) == (ssize_t)len ? read_response(fd, resp, sizeof resp) : -1;
         double dt = now_s() - t0;
         if (status < 0) {
             close(fd);
@@ -164,6 +166,8 @@ static void load(const char *file)
     }
     size_t cap = 1024;
     lines = malloc(cap * sizeof *lines);
+    if (!lines)
+        exit(2);
     char *buf = NULL;
     size_t bcap = 0;
     ssize_t n;
@@ -171,8 +175,14 @@ static void load(const char *file)
         buf[strcspn(buf, "\n")] = '\0';
         if (!*buf)
             continue;
-        if (nlines == cap)
-            lines = realloc(lines, (cap *= 2) * sizeof *lines);
+        if (nlines == cap) {
+            struct line *more = realloc(lines, (cap *= 2) * sizeof *lines);
+            if (!more) {
+                fprintf(stderr, "loadgen: out of memory\n");
+                exit(2);
+            }
+            lines = more;
+        }
         struct line *l = &lines[nlines++];
         l->path = strdup(buf);
         l->extra = l->body = NULL;

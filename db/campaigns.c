@@ -2,148 +2,35 @@
 #include "db/store.h"
 
 #define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
 /* The campaign row, then its battles, seeds, effects and What-if rolls as JSON arrays, so
  * that loading a campaign is one round trip. */
+// clang-format off
 #define AGG(row, rest) "coalesce((SELECT json_agg(json_build_array(" row ") " rest "), '[]')"
-#define CAMPAIGN_COLUMNS                                                                            \
-    "c.id, c.name, c.ruleset, c.what_if, c.dice, c.status, c.version, c.next_roll, "                \
-    "c.seed_epoch, c.player_allies, c.player_axis, c.tokens_allies, c.tokens_axis, "                \
-    "encode(c.organizer_key_hash, 'hex'), encode(c.allies_key_hash, 'hex'), "                       \
-    "encode(c.axis_key_hash, 'hex'), c.scenarios, c.winner, " TS("c.created_at") ", " TS(           \
-        "c."                                                                                        \
-        "finishe"                                                                                   \
-        "d_at") ", " AGG("b.number, b.scenario, b.first_player, "                                   \
-                         "b.cards_allies, "                                                         \
-                         "b.cards_axis, b.medals_to_win, b.commissar, "                             \
-                         "b.phase, b.winner, "                                                      \
-                         "b.medals_allies, b.medals_axis, "                                         \
-                         "b.undeployed_allies, "                                                    \
-                         "b.undeployed_axis, b.objective_allies, "                                  \
-                         "b.objective_axis, " TS("b.created_at") ", " TS("b.finished_at"),          \
-                         "ORDER BY b.number) FROM battles b WHERE "                                 \
-                         "b.campaign_id = c.id") ", " AGG("s.epoch, "                               \
-                                                          "encode(s.seed,"                          \
-                                                          " "                                       \
-                                                          "'hex'), "                                \
-                                                          "s.commitment,"                           \
-                                                          " " TS("s."                               \
-                                                                 "revealed"                         \
-                                                                 "_at"),                            \
-                                                          "ORDER BY "                               \
-                                                          "s.epoch) FROM "                          \
-                                                          "seeds s WHERE "                          \
-                                                          "s.campaign_id "                          \
-                                                          "= c.id") ","                             \
-                                                                    " " AGG("e.event_id, "          \
-                                                                            "e.rolled_by, e.data",  \
-                                                                            "ORDER BY e.seq) "      \
-                                                                            "FROM effects e "       \
-                                                                            "WHERE e.campaign_id "  \
-                                                                            "= c.id") ", " AGG("r"  \
-                                                                                               "."  \
-                                                                                               "s"  \
-                                                                                               "i"  \
-                                                                                               "d"  \
-                                                                                               "e"  \
-                                                                                               ","  \
-                                                                                               " "  \
-                                                                                               "r"  \
-                                                                                               "."  \
-                                                                                               "f"  \
-                                                                                               "a"  \
-                                                                                               "c"  \
-                                                                                               "e"  \
-                                                                                               "s"  \
-                                                                                               ","  \
-                                                                                               " "  \
-                                                                                               "r"  \
-                                                                                               "."  \
-                                                                                               "d"  \
-                                                                                               "e"  \
-                                                                                               "t"  \
-                                                                                               "a"  \
-                                                                                               "i"  \
-                                                                                               "l"  \
-                                                                                               "-"  \
-                                                                                               ">"  \
-                                                                                               ">"  \
-                                                                                               "'"  \
-                                                                                               "e"  \
-                                                                                               "v"  \
-                                                                                               "e"  \
-                                                                                               "n"  \
-                                                                                               "t"  \
-                                                                                               "'", \
-                                                                                               "O"  \
-                                                                                               "R"  \
-                                                                                               "D"  \
-                                                                                               "E"  \
-                                                                                               "R"  \
-                                                                                               " "  \
-                                                                                               "B"  \
-                                                                                               "Y"  \
-                                                                                               " "  \
-                                                                                               "r"  \
-                                                                                               "."  \
-                                                                                               "n"  \
-                                                                                               ")"  \
-                                                                                               " "  \
-                                                                                               "F"  \
-                                                                                               "R"  \
-                                                                                               "O"  \
-                                                                                               "M"  \
-                                                                                               " "  \
-                                                                                               "r"  \
-                                                                                               "o"  \
-                                                                                               "l"  \
-                                                                                               "l"  \
-                                                                                               "s"  \
-                                                                                               " "  \
-                                                                                               "r"  \
-                                                                                               " "  \
-                                                                                               "W"  \
-                                                                                               "H"  \
-                                                                                               "E"  \
-                                                                                               "R"  \
-                                                                                               "E"  \
-                                                                                               " "  \
-                                                                                               "r"  \
-                                                                                               "."  \
-                                                                                               "c"  \
-                                                                                               "a"  \
-                                                                                               "m"  \
-                                                                                               "p"  \
-                                                                                               "a"  \
-                                                                                               "i"  \
-                                                                                               "g"  \
-                                                                                               "n"  \
-                                                                                               "_"  \
-                                                                                               "i"  \
-                                                                                               "d"  \
-                                                                                               " "  \
-                                                                                               "="  \
-                                                                                               " "  \
-                                                                                               "c"  \
-                                                                                               "."  \
-                                                                                               "i"  \
-                                                                                               "d"  \
-                                                                                               " "  \
-                                                                                               "A"  \
-                                                                                               "N"  \
-                                                                                               "D"  \
-                                                                                               " "  \
-                                                                                               "r"  \
-                                                                                               "."  \
-                                                                                               "b"  \
-                                                                                               "a"  \
-                                                                                               "t"  \
-                                                                                               "t"  \
-                                                                                               "l"  \
-                                                                                               "e"  \
-                                                                                               " "  \
-                                                                                               "="  \
-                                                                                               " "  \
-                                                                                               "0")
+#define CAMPAIGN_ROW                                                                               \
+    "c.id, c.name, c.ruleset, c.what_if, c.dice, c.status, c.version, c.next_roll, "               \
+    "c.seed_epoch, c.player_allies, c.player_axis, c.tokens_allies, c.tokens_axis, "               \
+    "encode(c.organizer_key_hash, 'hex'), encode(c.allies_key_hash, 'hex'), "                      \
+    "encode(c.axis_key_hash, 'hex'), c.scenarios, c.winner, "                                      \
+    TS("c.created_at") ", " TS("c.finished_at")
+#define CAMPAIGN_BATTLES                                                                           \
+    AGG("b.number, b.scenario, b.first_player, b.cards_allies, b.cards_axis, b.medals_to_win, "    \
+        "b.commissar, b.phase, b.winner, b.medals_allies, b.medals_axis, b.undeployed_allies, "    \
+        "b.undeployed_axis, b.objective_allies, b.objective_axis, "                                \
+        TS("b.created_at") ", " TS("b.finished_at"),                                               \
+        "ORDER BY b.number) FROM battles b WHERE b.campaign_id = c.id")
+#define CAMPAIGN_SEEDS                                                                             \
+    AGG("s.epoch, encode(s.seed, 'hex'), s.commitment, " TS("s.revealed_at"),                      \
+        "ORDER BY s.epoch) FROM seeds s WHERE s.campaign_id = c.id")
+#define CAMPAIGN_EFFECTS                                                                           \
+    AGG("e.event_id, e.rolled_by, e.data",                                                         \
+        "ORDER BY e.seq) FROM effects e WHERE e.campaign_id = c.id")
+#define CAMPAIGN_WHAT_IF                                                                           \
+    AGG("r.side, r.faces, r.detail->>'event'",                                                     \
+        "ORDER BY r.n) FROM rolls r WHERE r.campaign_id = c.id AND r.battle = 0")
+#define CAMPAIGN_COLUMNS                                                                           \
+    CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", " CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF
+// clang-format on
 
 static struct db_statement st_insert = {
     "campaign_insert",

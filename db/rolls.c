@@ -17,13 +17,16 @@ static struct db_statement st_all = {
     "rolls", "SELECT " ROLL_COLUMNS " FROM rolls WHERE campaign_id = $1::uuid ORDER BY n", 1, 0};
 /* A battle's rolls, then its reserve choices in the same columns (purpose 'choice', the
  * chosen options as detail) with cost and tokens_after added: one round trip. */
+// clang-format off
 static struct db_statement st_battle = {
     "battle_detail",
-    "SELECT " ROLL_COLUMNS ", NULL::int, NULL::int FROM rolls WHERE campaign_id = $1::uuid AND "
-    "battle = $2::int UNION ALL SELECT NULL, side, 'choice', battle, NULL, NULL, NULL, NULL, "
-    "chosen, " TS("at") ", cost, tokens_after FROM reserve_choices WHERE campaign_id = $1::uuid "
-                        "AND battle = $2::int ORDER BY 3 DESC, 1",
+    "SELECT " ROLL_COLUMNS ", NULL::int, NULL::int FROM rolls "
+    "WHERE campaign_id = $1::uuid AND battle = $2::int UNION ALL "
+    "SELECT NULL, side, 'choice', battle, NULL, NULL, NULL, NULL, chosen, " TS("at") ", "
+    "cost, tokens_after FROM reserve_choices WHERE campaign_id = $1::uuid AND battle = $2::int "
+    "ORDER BY 1 NULLS LAST",
     2, 0};
+// clang-format on
 
 long db_roll_insert(struct db *db, const char *const p[13])
 {

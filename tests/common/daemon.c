@@ -24,8 +24,7 @@ bool daemon_start(struct daemon *d, const char *conninfo, const char *const *ext
     return daemon_start_port(d, conninfo, free_port(), extra);
 }
 
-bool daemon_start_port(struct daemon *d, const char *conninfo, int port,
-                       const char *const *extra)
+bool daemon_start_port(struct daemon *d, const char *conninfo, int port, const char *const *extra)
 {
     static int started;
     memset(d, 0, sizeof *d);

@@ -20,8 +20,7 @@ struct daemon {
 bool daemon_start(struct daemon *d, const char *conninfo, const char *const *extra);
 
 /* The same on a given port (to restart a daemon where its clients expect it). */
-bool daemon_start_port(struct daemon *d, const char *conninfo, int port,
-                       const char *const *extra);
+bool daemon_start_port(struct daemon *d, const char *conninfo, int port, const char *const *extra);
 
 /* Sends `sig` and waits up to `timeout_s`; returns the exit status, or -1 (killed / timeout). */
 int daemon_stop(struct daemon *d, int sig, int timeout_s);

@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_DAEMONS 2
+#define MAX_DAEMONS   2
 #define MAX_CAMPAIGNS 8
-#define MAX_RECORDS 4096
+#define MAX_RECORDS   4096
 
 static const char *const SIDES[2] = {"allies", "axis"};
 
@@ -59,8 +59,8 @@ static atomic_int server_errors; /* 500s: never acceptable */
  * the database is down) it waits and sends the very same request again, with the same
  * Idempotency-Key, to the next daemon.
  */
-static struct http_resp *send_until_answered(const char *method, const char *path,
-                                             const char *key, const char *body, int *rr)
+static struct http_resp *send_until_answered(const char *method, const char *path, const char *key,
+                                             const char *body, int *rr)
 {
     char idem[80], auth[128], url[512];
     uint8_t raw[12];
@@ -171,10 +171,10 @@ static bool play_battle(struct player *p, int n)
         }
         json_t *choice = json_pack("{s:[]}", "options");
         if (pick)
-            json_array_append_new(
-                json_object_get(choice, "options"),
-                json_pack("{s:O, s:O}", "id", json_object_get(pick, "id"), "grant",
-                          json_array_get(json_object_get(pick, "grants"), 0)));
+            json_array_append_new(json_object_get(choice, "options"),
+                                  json_pack("{s:O, s:O}", "id", json_object_get(pick, "id"),
+                                            "grant",
+                                            json_array_get(json_object_get(pick, "grants"), 0)));
         char *cb = json_dumps(choice, JSON_COMPACT);
         json_decref(choice);
         http_free(r);
@@ -245,10 +245,10 @@ static bool create_campaign(struct player *p)
     p->done = 0;
     p->tokens[0] = 3;
     p->tokens[1] = 2;
-    struct http_resp *r = send_until_answered(
-        "POST", "/api/v1/campaigns", NULL,
-        "{\"name\":\"fault\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":3,\"axis\":2}}",
-        &p->rr);
+    struct http_resp *r = send_until_answered("POST", "/api/v1/campaigns", NULL,
+                                              "{\"name\":\"fault\",\"ruleset\":\"standard\","
+                                              "\"reserve_tokens\":{\"allies\":3,\"axis\":2}}",
+                                              &p->rr);
     bool ok = r && r->status == 201;
     if (ok) {
         snprintf(p->id, sizeof p->id, "%s", http_str(r, "id"));
@@ -287,10 +287,11 @@ static void check_invariants(void)
                     0);
     /* Each roll request's Idempotency-Key answers for exactly one roll, and every roll was
      * made by exactly one key (every request here carried one). */
-    CU_ASSERT_EQUAL(q(c, "SELECT count(*) FROM idempotency i WHERE (i.path LIKE '%/reserve-roll' "
-                         "OR i.path LIKE '%/victory-events') AND NOT EXISTS (SELECT 1 FROM rolls r "
-                         "WHERE r.campaign_id::text = i.scope AND r.n = (i.body::jsonb->>'roll')::int "
-                         "AND r.side = i.body::jsonb->>'side')"),
+    CU_ASSERT_EQUAL(q(c,
+                      "SELECT count(*) FROM idempotency i WHERE (i.path LIKE '%/reserve-roll' "
+                      "OR i.path LIKE '%/victory-events') AND NOT EXISTS (SELECT 1 FROM rolls r "
+                      "WHERE r.campaign_id::text = i.scope AND r.n = (i.body::jsonb->>'roll')::int "
+                      "AND r.side = i.body::jsonb->>'side')"),
                     0);
     CU_ASSERT_EQUAL(q(c, "SELECT count(*) FROM (SELECT scope, body::jsonb->>'roll' FROM "
                          "idempotency WHERE path LIKE '%/reserve-roll' OR path LIKE "
@@ -324,7 +325,8 @@ static void check_invariants(void)
         PGresult *r = PQexecParams(c, sql, 2, NULL, params, NULL, NULL, 0);
         bool found = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
         if (found) {
-            json_t *a = json_loads(PQgetvalue(r, 0, 0), 0, NULL), *b = json_loads(rec->faces, 0, NULL);
+            json_t *a = json_loads(PQgetvalue(r, 0, 0), 0, NULL),
+                   *b = json_loads(rec->faces, 0, NULL);
             found = json_equal(a, b);
             json_decref(a);
             json_decref(b);
@@ -483,7 +485,7 @@ static void test_postgres_restart(void)
     run_players(players, N, restart_postgres, 6);
     CU_ASSERT_TRUE(saw_503);
     CU_ASSERT_TRUE(saw_200_after);
-    CU_ASSERT_EQUAL(cl.d[0].pid, pid);     /* the same process: no crash */
+    CU_ASSERT_EQUAL(cl.d[0].pid, pid); /* the same process: no crash */
     CU_ASSERT_EQUAL(kill(pid, 0), 0);
     for (int i = 0; i < N; i++)
         CU_ASSERT_TRUE(players[i].ok); /* every request eventually succeeded */
@@ -513,8 +515,7 @@ static void test_two_daemons(void)
 static void register_fault_tests(void)
 {
     CU_pSuite s = CU_add_suite("faults", NULL, NULL);
-    CU_add_test(s, "SIGKILL every second under load: nothing lost, doubled or skipped",
-                test_kill9);
+    CU_add_test(s, "SIGKILL every second under load: nothing lost, doubled or skipped", test_kill9);
     CU_add_test(s, "PostgreSQL restarted under load: 503, then 200; retries succeed",
                 test_postgres_restart);
     CU_add_test(s, "two m44d on one database, one killed now and then", test_two_daemons);
