@@ -8,20 +8,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The battle in its reserves phase, the campaign's ruleset, and the battle's rolls and choices
+ * so far (freed by the caller on C_OK). */
+static enum cres open_reserves(struct db *db, struct campaign *c, int battle,
+                               const struct ruleset **rs, struct battle **b,
+                               struct battle_detail *d, struct cerr *e)
+{
+    if (!(*rs = campaign_ruleset(c, e)))
+        return C_REFUSED;
+    enum cres rc = phase_require(c, battle, PHASE_RESERVES, b, e);
+    if (rc != C_OK)
+        return rc;
+    return battle_detail_load(db, c, battle, d) == C_OK ? C_OK : C_DBERR;
+}
+
 enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, enum side side,
                                 const struct roll_input *in, struct roll *out,
                                 struct option_list *offered, struct cerr *e)
 {
-    const struct ruleset *rs = campaign_ruleset(c, e);
-    if (!rs)
-        return C_REFUSED;
+    const struct ruleset *rs;
     struct battle *b;
-    enum cres rc = phase_require(c, battle, PHASE_RESERVES, &b, e);
+    struct battle_detail d;
+    enum cres rc = open_reserves(db, c, battle, &rs, &b, &d, e);
     if (rc != C_OK)
         return rc;
-    struct battle_detail d;
-    if (battle_detail_load(db, c, battle, &d) != C_OK)
-        return C_DBERR;
     bool rolled = d.side[side].rr_rolled;
     battle_detail_free(&d);
     if (rolled)
@@ -102,15 +112,12 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
                                   struct choice_output *out, struct cerr *e)
 {
     memset(out, 0, sizeof *out);
-    if (!campaign_ruleset(c, e))
-        return C_REFUSED;
+    const struct ruleset *rs;
     struct battle *b;
-    enum cres rc = phase_require(c, battle, PHASE_RESERVES, &b, e);
+    struct battle_detail d;
+    enum cres rc = open_reserves(db, c, battle, &rs, &b, &d, e);
     if (rc != C_OK)
         return rc;
-    struct battle_detail d;
-    if (battle_detail_load(db, c, battle, &d) != C_OK)
-        return C_DBERR;
     struct side_detail *sd = &d.side[side];
     struct option_list *offered = calloc(1, sizeof *offered);
     struct choice_result *res = calloc(1, sizeof *res);

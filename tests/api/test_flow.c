@@ -412,18 +412,8 @@ void register_flow_tests(void)
 /* The README's walkthrough (scripts/walkthrough.sh): curl alone, every ruleset, verified. */
 static void test_walkthrough(void)
 {
-    const char *ids[] = {"standard",
-                         "island-hoppers",
-                         "bicycle-blitzkrieg",
-                         "fall-of-poland",
-                         "break-through-normandy",
-                         "simplified",
-                         "cb1-flanking-caen",
-                         "cb1-the-breakout",
-                         "cb1-taking-caen",
-                         "cb1-early-falaise",
-                         "cb1-falaise"};
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    const char *const *ids = tk_rulesets;
+    for (int i = 0; i < tk_nrulesets; i++) {
         char cmd[1024], log[512], name[64];
         snprintf(name, sizeof name, "walkthrough-%s.log", ids[i]);
         tk_out_path(name, log, sizeof log);

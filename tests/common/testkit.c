@@ -95,3 +95,16 @@ void tk_sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
     nanosleep(&ts, NULL);
 }
+
+const char *const tk_rulesets[] = {"standard",
+                                   "island-hoppers",
+                                   "bicycle-blitzkrieg",
+                                   "fall-of-poland",
+                                   "break-through-normandy",
+                                   "simplified",
+                                   "cb1-flanking-caen",
+                                   "cb1-the-breakout",
+                                   "cb1-taking-caen",
+                                   "cb1-early-falaise",
+                                   "cb1-falaise"};
+const int tk_nrulesets = (int)(sizeof tk_rulesets / sizeof tk_rulesets[0]);

@@ -29,4 +29,8 @@ const char *tk_out_path(const char *name, char *buf, size_t len);
 /* Sleeps for `ms` milliseconds. */
 void tk_sleep_ms(long ms);
 
+/* The ids of every built-in ruleset (rules/data), the six of the rule book first. */
+extern const char *const tk_rulesets[];
+extern const int tk_nrulesets;
+
 #endif

@@ -11,19 +11,9 @@
 
 static void test_builtins(void)
 {
-    static const char *const ids[] = {"standard",
-                                      "island-hoppers",
-                                      "bicycle-blitzkrieg",
-                                      "fall-of-poland",
-                                      "break-through-normandy",
-                                      "simplified",
-                                      "cb1-flanking-caen",
-                                      "cb1-the-breakout",
-                                      "cb1-taking-caen",
-                                      "cb1-early-falaise",
-                                      "cb1-falaise"};
-    CU_ASSERT_EQUAL(test_rulesets.n, (int)(sizeof ids / sizeof ids[0]));
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    const char *const *ids = tk_rulesets;
+    CU_ASSERT_EQUAL(test_rulesets.n, tk_nrulesets);
+    for (int i = 0; i < tk_nrulesets; i++) {
         const struct ruleset_entry *e = rulesets_find(&test_rulesets, ids[i]);
         CU_ASSERT_PTR_NOT_NULL_FATAL(e);
         CU_ASSERT(strlen(e->rs->name) > 0 && strlen(e->rs->description) > 0);
