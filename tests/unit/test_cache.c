@@ -42,7 +42,7 @@ static void test_off_when_zero(void)
 static void test_evicts_least_recently_used(void)
 {
     cache_init(8);
-    char id[8];
+    char id[16];
     for (int i = 0; i < 8; i++) {
         snprintf(id, sizeof id, "c%d", i);
         cache_put(id, 1, id, strlen(id));
