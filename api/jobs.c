@@ -88,7 +88,7 @@ static void *worker(void *arg)
             char id[sizeof r->park_campaign];
             long long seen = r->park_version;
             memcpy(id, r->park_campaign, sizeof id);
-            if (waiters_park(r, id, r->park_seconds)) {
+            if (waiters_park(r, id, seen, r->park_seconds)) {
                 waiters_recheck(id, seen);
                 continue;
             }

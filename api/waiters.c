@@ -11,12 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/select.h>
 #include <time.h>
+
+/* How often parked campaigns' versions are read, for changes made by other m44d processes. */
+#define POLL_MS 400
+/* Campaigns per version query. */
+#define POLL_BATCH 500
 
 struct waiter {
     struct req *r;
     char campaign[40];
+    long long seen; /* the version the client has */
     struct timespec deadline;
     struct waiter *next;
 };
@@ -26,7 +31,7 @@ static struct waiter *parked;
 static long nparked;
 static bool releasing;
 static atomic_bool stop;
-static pthread_t listener;
+static pthread_t poller;
 static bool running;
 
 static void now(struct timespec *ts)
@@ -39,13 +44,14 @@ static bool before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-bool waiters_park(struct req *r, const char *campaign_id, double seconds)
+bool waiters_park(struct req *r, const char *campaign_id, long long seen, double seconds)
 {
     struct waiter *w = calloc(1, sizeof *w);
     if (!w)
         return false;
     w->r = r;
     snprintf(w->campaign, sizeof w->campaign, "%s", campaign_id);
+    w->seen = seen;
     now(&w->deadline);
     long ns = (long)((seconds - (long)seconds) * 1e9);
     w->deadline.tv_sec += (long)seconds + (w->deadline.tv_nsec + ns) / 1000000000L;
@@ -71,11 +77,14 @@ long waiters_count(void)
     return n;
 }
 
+enum match { ALL, CAMPAIGN, CHANGED, EXPIRED };
+
 /*
- * Wakes the waiters that match: campaign `id` (NULL: any), or whose deadline has passed when
- * `expired` is set. Woken requests go back to a database worker.
+ * Wakes the waiters that match: every one (ALL), those of campaign `id` (CAMPAIGN), those of
+ * `id` that have not seen `version` (CHANGED), or those whose deadline has passed (EXPIRED).
+ * Woken requests go back to a database worker, where the handler runs again and replies.
  */
-static void wake(const char *id, bool expired)
+static void wake(enum match m, const char *id, long long version)
 {
     struct timespec t;
     now(&t);
@@ -83,7 +92,9 @@ static void wake(const char *id, bool expired)
     pthread_mutex_lock(&lock);
     for (struct waiter **p = &parked; *p;) {
         struct waiter *w = *p;
-        bool match = expired ? !before(&t, &w->deadline) : (!id || strcmp(id, w->campaign) == 0);
+        bool match = m == ALL || (m == EXPIRED && !before(&t, &w->deadline)) ||
+                     (m == CAMPAIGN && strcmp(id, w->campaign) == 0) ||
+                     (m == CHANGED && strcmp(id, w->campaign) == 0 && w->seen != version);
         if (match) {
             *p = w->next;
             nparked--;
@@ -104,6 +115,11 @@ static void wake(const char *id, bool expired)
     }
 }
 
+void waiters_changed(const char *campaign_id)
+{
+    wake(CAMPAIGN, campaign_id, 0);
+}
+
 void waiters_recheck(const char *campaign_id, long long seen)
 {
     struct db *db = db_thread();
@@ -111,7 +127,7 @@ void waiters_recheck(const char *campaign_id, long long seen)
     long long now_version = r && PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : seen;
     PQclear(r);
     if (now_version != seen)
-        wake(campaign_id, false);
+        wake(CAMPAIGN, campaign_id, 0);
 }
 
 void waiters_release_all(void)
@@ -119,49 +135,57 @@ void waiters_release_all(void)
     pthread_mutex_lock(&lock);
     releasing = true;
     pthread_mutex_unlock(&lock);
-    wake(NULL, false);
+    wake(ALL, NULL, 0);
 }
 
-static void *listen_loop(void *arg)
+/* Reads the versions of up to POLL_BATCH parked campaigns from `*from` on, and wakes the
+ * waiters of those that changed. Returns false when there is nothing further. */
+static bool poll_batch(struct db *db, long *from)
+{
+    /* "{id,id,...}": ids in paths are checked UUIDs (36 characters). */
+    static char list[POLL_BATCH * 37 + 3];
+    size_t len = 0;
+    long n = 0, i = 0;
+    list[len++] = '{';
+    pthread_mutex_lock(&lock);
+    for (struct waiter *w = parked; w && n < POLL_BATCH; w = w->next, i++) {
+        if (i < *from)
+            continue;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? "," : "", w->campaign);
+        n++;
+    }
+    bool more = n == POLL_BATCH;
+    pthread_mutex_unlock(&lock);
+    *from = i;
+    if (n == 0)
+        return false;
+    snprintf(list + len, sizeof list - len, "}");
+    PGresult *r = db_campaign_versions(db, list);
+    for (int k = 0; r && k < PQntuples(r); k++)
+        wake(CHANGED, PQgetvalue(r, k, 0), atoll(PQgetvalue(r, k, 1)));
+    PQclear(r);
+    return more;
+}
+
+/* Wakes expired waiters every 100 ms and, every POLL_MS, those whose campaign another process
+ * changed. (Changes made through this process wake their waiters at once: waiters_changed.) */
+static void *poll_loop(void *arg)
 {
     (void)arg;
     struct db *db = db_thread();
-    bool listening = false;
+    int ticks = 0;
     while (!stop) {
-        if (!listening || !db_ensure(db)) {
-            listening = false;
-            if (db_ensure(db)) {
-                PGresult *res = db_exec_sql(db, "LISTEN m44_campaign");
-                listening = res != NULL;
-                PQclear(res);
-                /* Changes made while not listening were missed: let every waiter look. */
-                if (listening)
-                    wake(NULL, false);
-            }
-        }
-        if (!listening) {
-            wake(NULL, true);
-            struct timespec ts = {0, 250 * 1000 * 1000};
-            nanosleep(&ts, NULL);
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        wake(EXPIRED, NULL, 0);
+        if (++ticks * 100 < POLL_MS || waiters_count() == 0)
             continue;
-        }
-        PGconn *conn = db_conn(db);
-        int fd = PQsocket(conn);
-        fd_set fds;
-        FD_ZERO(&fds);
-        FD_SET(fd, &fds);
-        struct timeval tv = {0, 200 * 1000};
-        if (select(fd + 1, &fds, NULL, NULL, &tv) > 0 && !PQconsumeInput(conn)) {
-            log_msg(LOG_WARN, "waiters", "notification connection lost: %s", PQerrorMessage(conn));
-            listening = false;
+        ticks = 0;
+        if (!db_ensure(db))
             continue;
-        }
-        PGnotify *n;
-        while ((n = PQnotifies(conn))) {
-            wake(n->extra, false);
-            PQfreemem(n);
-        }
-        wake(NULL, true);
+        long from = 0;
+        while (!stop && poll_batch(db, &from))
+            ;
     }
     return NULL;
 }
@@ -170,9 +194,9 @@ bool waiters_start(void)
 {
     stop = false;
     releasing = false;
-    running = pthread_create(&listener, NULL, listen_loop, NULL) == 0;
+    running = pthread_create(&poller, NULL, poll_loop, NULL) == 0;
     if (!running)
-        log_msg(LOG_ERROR, "waiters", "cannot start the notification listener");
+        log_msg(LOG_ERROR, "waiters", "cannot start the long-poll thread");
     return running;
 }
 
@@ -181,7 +205,7 @@ void waiters_stop(void)
     if (!running)
         return;
     stop = true;
-    pthread_join(listener, NULL);
+    pthread_join(poller, NULL);
     running = false;
-    wake(NULL, false);
+    wake(ALL, NULL, 0);
 }

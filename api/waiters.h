@@ -1,8 +1,12 @@
 /*
- * Long polls: requests parked until their campaign changes. Writes commit with
- * pg_notify('m44_campaign', id); a listener thread with its own connection wakes the parked
- * requests of that campaign (also those parked on another m44d process sharing the database)
- * and requeues them on a database worker, where the handler runs again and replies.
+ * Long polls: requests parked until their campaign changes. A write through this process wakes
+ * the parked requests of its campaign as it commits (waiters_changed); a thread with its own
+ * connection reads the versions of the parked campaigns a few times a second, which catches
+ * changes made by other m44d processes sharing the database. Woken requests go back to a
+ * database worker, where the handler runs again and replies.
+ *
+ * (PostgreSQL's NOTIFY would wake other processes at once, but every notifying commit takes a
+ * cluster-wide lock until it is flushed, which halved write throughput under load.)
  */
 #ifndef M44_API_WAITERS_H
 #define M44_API_WAITERS_H
@@ -11,21 +15,25 @@
 
 struct req;
 
-/* Starts the listener thread. */
+/* Starts the thread that ends expired waits and looks for changes by other processes. */
 bool waiters_start(void);
 
 /* Wakes every parked request (they reply at once) and refuses new parking. */
 void waiters_release_all(void);
 
-/* Stops the listener thread. Call after waiters_release_all and once no request is left. */
+/* Stops that thread. Call after waiters_release_all and once no request is left. */
 void waiters_stop(void);
 
 /*
- * Parks `r` until campaign `id` changes or `seconds` pass; then it goes back to a database
- * worker and its handler runs again with r->waited set. The caller must not touch `r` after a
- * successful call. Returns false when parking is not possible (shutting down).
+ * Parks `r` until campaign `id` changes from version `seen` or `seconds` pass; then it goes
+ * back to a database worker and its handler runs again with r->waited set. The caller must not
+ * touch `r` after a successful call. Returns false when parking is not possible (shutting
+ * down).
  */
-bool waiters_park(struct req *r, const char *campaign_id, double seconds);
+bool waiters_park(struct req *r, const char *campaign_id, long long seen, double seconds);
+
+/* Campaign `id` has changed (a write through this process committed): wake its waiters. */
+void waiters_changed(const char *campaign_id);
 
 /*
  * Reads campaign `id`'s version (on the calling thread's connection) and wakes its waiters if

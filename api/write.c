@@ -1,4 +1,5 @@
 #include "api/write.h"
+#include "api/waiters.h"
 
 #include "db/store.h"
 #include "util/log.h"
@@ -253,6 +254,8 @@ void write_run(struct req *r, const struct write_op *op)
     char etag[40];
     switch (res) {
     case DB_OK: {
+        if (op->campaign)
+            waiters_changed(w.c->id);
         etag_of(op->campaign ? w.c->version : 1, etag, sizeof etag);
         const char *headers[] = {"ETag", etag, "Location", w.location[0] ? w.location : NULL, NULL};
         if (w.replay_body) {

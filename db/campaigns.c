@@ -1,6 +1,8 @@
 /* Statements on campaigns and seeds. */
 #include "db/store.h"
 
+#include <string.h>
+
 #define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 
 /* The campaign row, then its battles, seeds, effects and What-if rolls as JSON arrays, so
@@ -41,15 +43,22 @@ static struct db_statement st_insert = {
     13, 0};
 static struct db_statement st_get = {
     "campaign_get", "SELECT " CAMPAIGN_COLUMNS " FROM campaigns c WHERE c.id = $1::uuid", 1, 0};
-static struct db_statement st_lock = {
-    "campaign_lock", "SELECT 1 FROM campaigns WHERE id = $1::uuid FOR UPDATE", 1, 0};
+/* The same, locked, and then the version as the statement's snapshot saw it (see below). */
+static struct db_statement st_lock = {"campaign_lock",
+                                      "SELECT " CAMPAIGN_COLUMNS
+                                      ", (SELECT s.version FROM campaigns s WHERE s.id = c.id) "
+                                      "FROM campaigns c WHERE c.id = $1::uuid FOR UPDATE OF c",
+                                      1, 0};
 static struct db_statement st_save = {
     "campaign_save",
     "UPDATE campaigns SET version = version + 1, next_roll = $2::int, seed_epoch = $3::int, "
     "tokens_allies = $4::int, tokens_axis = $5::int, status = $6, winner = $7, "
     "finished_at = CASE WHEN $6 = 'finished' THEN coalesce(finished_at, now()) END "
-    "WHERE id = $1::uuid AND version = $8::bigint RETURNING pg_notify('m44_campaign', id::text)",
+    "WHERE id = $1::uuid AND version = $8::bigint",
     8, 0};
+static struct db_statement st_versions = {
+    "campaign_versions", "SELECT id::text, version FROM campaigns WHERE id = ANY($1::uuid[])", 1,
+    0};
 static struct db_statement st_version = {"campaign_version",
                                          "SELECT version FROM campaigns WHERE id = $1::uuid", 1, 0};
 static struct db_statement st_list = {
@@ -66,18 +75,26 @@ long db_campaign_insert(struct db *db, const char *const p[13])
     return db_command(db, &st_insert, p);
 }
 
-/* Locking takes a statement of its own: under READ COMMITTED, a statement that waited for the
- * lock sees the campaign row as it is now but reads the other tables as they were when it
- * began, so the rest is read by a fresh statement once the lock is held. */
+/*
+ * Under READ COMMITTED, a locking statement that found the row changed by a transaction that
+ * committed after the statement began (it may have waited for it) returns the row as it is now,
+ * but reads the other tables, in the subqueries, as they were when it began. Every write bumps
+ * the version, so a snapshot version older than the row's means the battles, seeds and effects
+ * may be stale: they are read again by a new statement, with the lock held. Uncontended, the
+ * lock and the load are one round trip.
+ */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock)
 {
     const char *p[] = {id};
-    if (lock) {
-        PGresult *r = db_exec(db, &st_lock, p);
-        if (!r)
-            return NULL;
-        PQclear(r);
-    }
+    if (!lock)
+        return db_exec(db, &st_get, p);
+    PGresult *r = db_exec(db, &st_lock, p);
+    if (!r || PQntuples(r) != 1)
+        return r;
+    const int version = 6, snapshot_version = PQnfields(r) - 1;
+    if (strcmp(PQgetvalue(r, 0, version), PQgetvalue(r, 0, snapshot_version)) == 0)
+        return r;
+    PQclear(r);
     return db_exec(db, &st_get, p);
 }
 
@@ -90,6 +107,12 @@ PGresult *db_campaign_version(struct db *db, const char *id)
 {
     const char *p[] = {id};
     return db_exec(db, &st_version, p);
+}
+
+PGresult *db_campaign_versions(struct db *db, const char *ids)
+{
+    const char *p[] = {ids};
+    return db_exec(db, &st_versions, p);
 }
 
 PGresult *db_campaign_list(struct db *db, const char *before_seq, const char *limit)

@@ -100,11 +100,6 @@ static PGconn *connect_now(void)
     return PQconnectdbParams(keys, vals, 1);
 }
 
-PGconn *db_conn(struct db *db)
-{
-    return db->conn;
-}
-
 bool db_ensure(struct db *db)
 {
     if (db->conn && PQstatus(db->conn) == CONNECTION_OK)

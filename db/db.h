@@ -38,9 +38,6 @@ bool db_wait_ready(int seconds);
 /* The calling thread's connection object (not necessarily connected). Never NULL. */
 struct db *db_thread(void);
 
-/* The underlying libpq connection (NULL when not connected): for LISTEN/NOTIFY only. */
-PGconn *db_conn(struct db *db);
-
 /* Connects or reconnects when the connection is missing or bad. false: database unavailable. */
 bool db_ensure(struct db *db);
 

@@ -18,10 +18,11 @@ long db_campaign_insert(struct db *db, const char *const p[13]);
  * objective_axis, created_at, finished_at]], seeds [[epoch, seed_hex, commitment,
  * revealed_at]], effects [[event_id, rolled_by, data]], What-if rolls [[side, faces, event]] */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock);
-/* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version;
- * also notifies listeners of the change (delivered at commit) */
+/* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
 long db_campaign_save(struct db *db, const char *const p[8]);
 PGresult *db_campaign_version(struct db *db, const char *id);
+/* id, version of each campaign in `ids`, a PostgreSQL array literal of UUIDs ("{a,b}") */
+PGresult *db_campaign_versions(struct db *db, const char *ids);
 PGresult *db_campaign_list(struct db *db, const char *before_seq, const char *limit);
 long db_campaign_exists(struct db *db, const char *id);
 

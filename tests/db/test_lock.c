@@ -1,0 +1,128 @@
+/* Loading a campaign under its row lock, with a concurrent writer: never a stale load. */
+#include "db/migrate.h"
+#include "db/store.h"
+#include "tests/common/testkit.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *conninfo;
+static const char *const ID = "6a1c3a4e-0000-4000-8000-000000000001";
+
+static int suite_init(void)
+{
+    conninfo = tk_new_database("lock");
+    db_init(conninfo);
+    if (db_migrate(db_thread()) < 1)
+        return 1;
+    char sql[900];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, "
+             "player_axis, tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, "
+             "axis_key_hash) VALUES ('%s', 'lock', 'standard', false, 'server', 'A', 'B', 2, 2, "
+             "'\\x00', '\\x01', '\\x02')",
+             ID);
+    PGresult *r = db_exec_sql(db_thread(), sql);
+    PQclear(r);
+    return r ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    db_shutdown();
+    free(conninfo);
+    return 0;
+}
+
+struct load {
+    long long version;
+    size_t battles;
+};
+
+static enum db_tx load_locked(struct db *db, void *arg)
+{
+    struct load *out = arg;
+    PGresult *r = db_campaign_get(db, ID, true);
+    if (!r || PQntuples(r) != 1) {
+        PQclear(r);
+        return DB_TX_ERROR;
+    }
+    out->version = atoll(PQgetvalue(r, 0, 6));
+    json_t *battles = json_loads(PQgetvalue(r, 0, 20), 0, NULL);
+    out->battles = json_array_size(battles);
+    json_decref(battles);
+    PQclear(r);
+    return DB_TX_OK;
+}
+
+static void *load_thread(void *arg)
+{
+    if (db_transaction(db_thread(), load_locked, arg) != DB_OK)
+        ((struct load *)arg)->version = -1;
+    return NULL;
+}
+
+static bool run(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    return ok;
+}
+
+/* Another transaction holds the row, adds a battle and bumps the version; the locked load
+ * waits for it and then sees both the new version and the new battle. */
+static void test_waiting_load_sees_the_writers_battle(void)
+{
+    struct load before = {0};
+    CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), load_locked, &before), DB_OK);
+    PGconn *w = PQconnectdb(conninfo);
+    CU_ASSERT_FATAL(PQstatus(w) == CONNECTION_OK);
+    char sql[400];
+    CU_ASSERT(run(w, "BEGIN"));
+    snprintf(sql, sizeof sql, "SELECT 1 FROM campaigns WHERE id = '%s' FOR UPDATE", ID);
+    CU_ASSERT(run(w, sql));
+    snprintf(sql, sizeof sql,
+             "INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, "
+             "cards_axis, medals_to_win, phase) VALUES ('%s', %zu, 'S', 'allies', 4, 4, 4, "
+             "'setup')",
+             ID, before.battles + 1);
+    CU_ASSERT(run(w, sql));
+    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 1 WHERE id = '%s'", ID);
+    CU_ASSERT(run(w, sql));
+
+    struct load after = {0};
+    pthread_t t;
+    pthread_create(&t, NULL, load_thread, &after);
+    tk_sleep_ms(300); /* the loader is now waiting for the row lock */
+    CU_ASSERT_EQUAL(after.version, 0);
+    CU_ASSERT(run(w, "COMMIT"));
+    pthread_join(t, NULL);
+    PQfinish(w);
+    CU_ASSERT_EQUAL(after.version, before.version + 1);
+    CU_ASSERT_EQUAL(after.battles, before.battles + 1);
+}
+
+/* Uncontended: the locked load is the plain load. */
+static void test_uncontended_load(void)
+{
+    struct load a = {0};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), load_locked, &a), DB_OK);
+    PGresult *r = db_campaign_get(db_thread(), ID, false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(atoll(PQgetvalue(r, 0, 6)), a.version);
+    json_t *battles = json_loads(PQgetvalue(r, 0, 20), 0, NULL);
+    CU_ASSERT_EQUAL(json_array_size(battles), a.battles);
+    json_decref(battles);
+    PQclear(r);
+}
+
+void register_lock_tests(void)
+{
+    CU_pSuite s = CU_add_suite("campaign lock", suite_init, suite_clean);
+    CU_add_test(s, "a load that waited for the lock sees the writer's battle",
+                test_waiting_load_sees_the_writers_battle);
+    CU_add_test(s, "uncontended, the locked load is the plain load", test_uncontended_load);
+}
