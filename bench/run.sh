@@ -187,6 +187,6 @@ pgv=$("$pgbin/postgres" --version)
   echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
-  echo "- a reserve-roll is one transaction of seven round trips (BEGIN, lock the campaign, load it with its battles, seeds and effects, load the battle's rolls and choices, insert the roll with its event-log line, bump the version and notify, COMMIT) against pgbench's four, plus HTTP, JSON and the rules"
+  echo "- a reserve-roll is one transaction of six round trips (BEGIN; lock and load the campaign with its battles, seeds and effects; the battle's rolls and choices; insert the roll with its event-log line; bump the version; COMMIT) against pgbench's four, plus HTTP, JSON and the rules"
   echo "- the standing GET reads the campaign's version (one primary-key lookup) and serves the rendering cached for that version; with --cache-entries 0 it loads and renders the campaign each time (the scale rows)"
 } | tee "$out/results.md"
