@@ -1,6 +1,7 @@
 #include "api/metrics.h"
 
 #include "api/router.h"
+#include "api/waiters.h"
 #include "db/db.h"
 
 #include <stdarg.h>
@@ -134,6 +135,11 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_http_requests_in_flight gauge\n"
          "m44d_http_requests_in_flight %ld\n",
          metrics_inflight());
+    outf(&o,
+         "# HELP m44d_long_polls_waiting Requests parked until their campaign changes (?wait=).\n"
+         "# TYPE m44d_long_polls_waiting gauge\n"
+         "m44d_long_polls_waiting %ld\n",
+         waiters_count());
     outf(&o,
          "# HELP m44d_db_errors_total Failed database statements and connection attempts.\n"
          "# TYPE m44d_db_errors_total counter\n"

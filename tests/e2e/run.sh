@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$major" -lt 20 ]; then
-  echo "e2e: Node.js 20 or newer is needed (found $(node --version 2>/dev/null || echo none))" >&2
+if [ "$major" -lt 18 ]; then
+  echo "e2e: Node.js 18 or newer is needed (found $(node --version 2>/dev/null || echo none))" >&2
   exit 1
 fi
 [ -x /usr/bin/chromium ] || { echo "e2e: /usr/bin/chromium is missing (scripts/deps.sh test)" >&2; exit 1; }
