@@ -30,7 +30,9 @@ scripts/pg.sh start "$pgdir" --fast
 export M44_TEST_PGDIR=$pgdir
 M44_TEST_PGHOST=$(scripts/pg.sh host "$pgdir")
 export M44_TEST_PGHOST
-rm -rf tests/out && mkdir -p tests/out
+# Each run replaces the logs; other outputs (e2e screenshots, fuzz findings) stay until their
+# own suite runs again, so `make test-faults` after `make test` keeps the screenshots.
+rm -rf tests/out/logs && mkdir -p tests/out
 
 failed=()
 

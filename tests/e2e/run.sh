@@ -17,5 +17,5 @@ db="e2e_$$"
 psql -q -h "$M44_TEST_PGHOST" -U m44 -d postgres -c "CREATE DATABASE $db" >/dev/null
 export M44_E2E_DATABASE="host='$M44_TEST_PGHOST' user=m44 dbname=$db"
 export M44_E2E_OUT="${M44_ROOT:-$(cd ../.. && pwd)}/tests/out/e2e"
-mkdir -p "$M44_E2E_OUT"
+rm -rf "$M44_E2E_OUT" && mkdir -p "$M44_E2E_OUT"
 node e2e.mjs
