@@ -3,35 +3,34 @@
 
 #include <string.h>
 
-#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-
 /* The campaign row, then its battles, seeds, effects and What-if rolls as JSON arrays, so
  * that loading a campaign is one round trip. */
 // clang-format off
 #define AGG(row, rest) "coalesce((SELECT json_agg(json_build_array(" row ") " rest "), '[]')"
-#define CAMPAIGN_ROW                                                                               \
-    "c.id, c.name, c.ruleset, c.what_if, c.dice, c.status, c.version, c.next_roll, "               \
-    "c.seed_epoch, c.player_allies, c.player_axis, c.tokens_allies, c.tokens_axis, "               \
-    "encode(c.organizer_key_hash, 'hex'), encode(c.allies_key_hash, 'hex'), "                      \
-    "encode(c.axis_key_hash, 'hex'), c.scenarios, c.winner, "                                      \
-    TS("c.created_at") ", " TS("c.finished_at")
-#define CAMPAIGN_BATTLES                                                                           \
-    AGG("b.number, b.scenario, b.first_player, b.cards_allies, b.cards_axis, b.medals_to_win, "    \
-        "b.commissar, b.phase, b.winner, b.medals_allies, b.medals_axis, b.undeployed_allies, "    \
-        "b.undeployed_axis, b.objective_allies, b.objective_axis, "                                \
-        TS("b.created_at") ", " TS("b.finished_at"),                                               \
+#define CAMPAIGN_ROW                                                                                \
+    "c.id, c.name, c.ruleset, c.what_if, c.dice, c.status, c.version, c.next_roll, "                \
+    "c.seed_epoch, c.player_allies, c.player_axis, c.tokens_allies, c.tokens_axis, "                \
+    "encode(c.organizer_key_hash, 'hex'), encode(c.allies_key_hash, 'hex'), "                       \
+    "encode(c.axis_key_hash, 'hex'), c.scenarios, c.winner, "                                       \
+    DB_TS("c.created_at") ", " DB_TS("c.finished_at")
+#define CAMPAIGN_BATTLES                                                                            \
+    AGG("b.number, b.scenario, b.first_player, b.cards_allies, b.cards_axis, b.medals_to_win, "     \
+        "b.commissar, b.phase, b.winner, b.medals_allies, b.medals_axis, b.undeployed_allies, "     \
+        "b.undeployed_axis, b.objective_allies, b.objective_axis, "                                 \
+        DB_TS("b.created_at") ", " DB_TS("b.finished_at"),                                          \
         "ORDER BY b.number) FROM battles b WHERE b.campaign_id = c.id")
-#define CAMPAIGN_SEEDS                                                                             \
-    AGG("s.epoch, encode(s.seed, 'hex'), s.commitment, " TS("s.revealed_at"),                      \
+#define CAMPAIGN_SEEDS                                                                              \
+    AGG("s.epoch, encode(s.seed, 'hex'), s.commitment, " DB_TS("s.revealed_at"),                    \
         "ORDER BY s.epoch) FROM seeds s WHERE s.campaign_id = c.id")
-#define CAMPAIGN_EFFECTS                                                                           \
-    AGG("e.event_id, e.rolled_by, e.data",                                                         \
+#define CAMPAIGN_EFFECTS                                                                            \
+    AGG("e.event_id, e.rolled_by, e.data",                                                          \
         "ORDER BY e.seq) FROM effects e WHERE e.campaign_id = c.id")
-#define CAMPAIGN_WHAT_IF                                                                           \
-    AGG("r.side, r.faces, r.detail->>'event'",                                                     \
+#define CAMPAIGN_WHAT_IF                                                                            \
+    AGG("r.side, r.faces, r.detail->>'event'",                                                      \
         "ORDER BY r.n) FROM rolls r WHERE r.campaign_id = c.id AND r.battle = 0")
-#define CAMPAIGN_COLUMNS                                                                           \
-    CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", " CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF
+#define CAMPAIGN_COLUMNS                                                                            \
+    CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", "                                     \
+    CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF
 // clang-format on
 
 static struct db_statement st_insert = {
@@ -63,7 +62,7 @@ static struct db_statement st_version = {"campaign_version",
                                          "SELECT version FROM campaigns WHERE id = $1::uuid", 1, 0};
 static struct db_statement st_list = {
     "campaign_list",
-    "SELECT id, name, ruleset, status, version, player_allies, player_axis, " TS(
+    "SELECT id, name, ruleset, status, version, player_allies, player_axis, " DB_TS(
         "created_at") ", seq FROM campaigns WHERE $1::bigint IS NULL OR seq < $1::bigint "
                       "ORDER BY seq DESC LIMIT $2::int",
     2, 0};

@@ -1,8 +1,6 @@
 /* Statements on the event log, the token ledger, and effects. */
 #include "db/store.h"
 
-#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-
 static struct db_statement st_effect_upsert = {
     "effect_upsert",
     "INSERT INTO effects (campaign_id, event_id, rolled_by, data) VALUES ($1::uuid, $2, "
@@ -23,7 +21,7 @@ static struct db_statement st_ledger_insert = {
     6, 0};
 static struct db_statement st_ledger = {
     "ledger",
-    "SELECT seq, side, delta, balance, reason, battle, " TS(
+    "SELECT seq, side, delta, balance, reason, battle, " DB_TS(
         "at") " FROM token_ledger WHERE campaign_id = $1::uuid ORDER BY seq",
     1, 0};
 
@@ -45,8 +43,9 @@ static struct db_statement st_log_insert = {
     4, 0};
 static struct db_statement st_log = {
     "log",
-    "SELECT seq, " TS("at") ", actor, action, detail FROM event_log WHERE campaign_id = $1::uuid "
-                            "ORDER BY seq",
+    "SELECT seq, " DB_TS(
+        "at") ", actor, action, detail FROM event_log WHERE campaign_id = $1::uuid "
+              "ORDER BY seq",
     1, 0};
 
 long db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,

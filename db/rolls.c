@@ -1,9 +1,8 @@
 /* Statements on rolls (append-only). */
 #include "db/store.h"
 
-#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 #define ROLL_COLUMNS                                                                               \
-    "n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail, " TS("at")
+    "n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail, " DB_TS("at")
 
 static struct db_statement st_insert = {
     "roll_insert",
@@ -22,7 +21,7 @@ static struct db_statement st_battle = {
     "battle_detail",
     "SELECT " ROLL_COLUMNS ", NULL::int, NULL::int FROM rolls "
     "WHERE campaign_id = $1::uuid AND battle = $2::int UNION ALL "
-    "SELECT NULL, side, 'choice', battle, NULL, NULL, NULL, NULL, chosen, " TS("at") ", "
+    "SELECT NULL, side, 'choice', battle, NULL, NULL, NULL, NULL, chosen, " DB_TS("at") ", "
     "cost, tokens_after FROM reserve_choices WHERE campaign_id = $1::uuid AND battle = $2::int "
     "ORDER BY 1 NULLS LAST",
     2, 0};

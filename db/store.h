@@ -8,6 +8,9 @@
 
 #include "db/db.h"
 
+/* A timestamp column as the API shows it: UTC, milliseconds, "2026-05-01T18:30:00.000Z". */
+#define DB_TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
 /* campaigns (db/campaigns.c) */
 long db_campaign_insert(struct db *db, const char *const p[13]);
 /* id, name, ruleset, what_if, dice, status, version, next_roll, seed_epoch, player_allies,

@@ -36,8 +36,8 @@ struct config {
 enum config_status { CONFIG_OK, CONFIG_ERROR };
 
 /*
- * Fills `cfg` from argv (argv[0] skipped) and `getenv_fn` (pass getenv, or a stub in tests).
- * Never exits. `err` receives a message naming the bad option.
+ * Fills `cfg` from argv (argv[0] skipped) and `getenv_fn` (pass getenv; tests pass a function that
+ * reads a fixed list). Never exits. `err` receives a message naming the bad option.
  */
 enum config_status config_parse(struct config *cfg, int argc, char **argv,
                                 char *(*getenv_fn)(const char *), char *err, size_t errlen);

@@ -6,6 +6,7 @@
 #include "tests/api/client.h"
 #include "tests/common/testkit.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -301,6 +302,7 @@ struct poll_arg {
     const struct camp *c;
     char inm[80];
     int wait;
+    bool capitals; /* spell the id in capitals, as a path may */
     long status;
     long long version;
     double seconds, done_at;
@@ -317,7 +319,11 @@ static void *poll_thread(void *arg)
 {
     struct poll_arg *p = arg;
     char path[256];
-    snprintf(path, sizeof path, "/api/v1/campaigns/%s?wait=%d", p->c->id, p->wait);
+    char id[sizeof p->c->id];
+    snprintf(id, sizeof id, "%s", p->c->id);
+    for (char *ch = id; p->capitals && *ch; ch++)
+        *ch = (char)toupper((unsigned char)*ch);
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s?wait=%d", id, p->wait);
     const char *h[] = {p->inm, NULL};
     double t0 = now_s();
     struct http_resp *r = api(p->d, "GET", path, NULL, ANYONE, NULL, h);
@@ -350,7 +356,7 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
 {
     struct camp c = new_campaign("standard", "server");
     long long v = camp_version(waiting_on, &c);
-    struct poll_arg p = {.d = waiting_on, .c = &c, .wait = 25};
+    struct poll_arg p = {.d = waiting_on, .c = &c, .wait = 25, .capitals = true};
     snprintf(p.inm, sizeof p.inm, "If-None-Match: \"%lld\"", v);
     pthread_t t;
     pthread_create(&t, NULL, poll_thread, &p);

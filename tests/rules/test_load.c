@@ -185,15 +185,18 @@ static int dir_clean(void)
     return 0;
 }
 
+/* A group's own ruleset: standard, with a free sandbag from two flags. */
+static const char HOUSE_RULES[] =
+    "{\"id\":\"house-rules\",\"extends\":\"standard\",\"name\":\"Our house rules\","
+    "\"description\":\"standard, with a free sandbag from two flags\","
+    "\"reserve\":{\"options\":{\"flag-flag\":{\"dice\":[\"flag\",\"flag\"],"
+    "\"cost\":0,\"grants\":[\"sandbag\"],\"text\":\"two flags\"}},"
+    "\"axis\":{\"grenade\":null}}}";
+
 static void test_dir_adds_and_replaces(void)
 {
     clear_dir();
-    write_file("house.json",
-               "{\"id\":\"house-rules\",\"extends\":\"standard\",\"name\":\"Our house rules\","
-               "\"description\":\"standard, with a free sandbag from two flags\","
-               "\"reserve\":{\"options\":{\"flag-flag\":{\"dice\":[\"flag\",\"flag\"],"
-               "\"cost\":0,\"grants\":[\"sandbag\"],\"text\":\"two flags\"}},"
-               "\"axis\":{\"grenade\":null}}}");
+    write_file("house.json", HOUSE_RULES);
     write_file("standard.json", "{\"id\":\"standard\",\"name\":\"Corrected standard\","
                                 "\"description\":\"replaces the built-in\"}");
     struct ruleset_set set;
@@ -204,12 +207,7 @@ static void test_dir_adds_and_replaces(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "rules/data/"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, ".json: $.reserve"));
     clear_dir();
-    write_file("house.json",
-               "{\"id\":\"house-rules\",\"extends\":\"standard\",\"name\":\"Our house rules\","
-               "\"description\":\"standard, with a free sandbag from two flags\","
-               "\"reserve\":{\"options\":{\"flag-flag\":{\"dice\":[\"flag\",\"flag\"],"
-               "\"cost\":0,\"grants\":[\"sandbag\"],\"text\":\"two flags\"}},"
-               "\"axis\":{\"grenade\":null}}}");
+    write_file("house.json", HOUSE_RULES);
     CU_ASSERT_EQUAL_FATAL(rulesets_load(&set, dir, err, sizeof err), 0);
     CU_ASSERT_EQUAL(set.n, test_rulesets.n + 1);
     const struct ruleset_entry *e = rulesets_find(&set, "house-rules");
