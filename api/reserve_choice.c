@@ -38,7 +38,8 @@ void handle_reserve_choice(struct req *r)
     if (!body || !parse_choice(body, a.items, &a.n, &e)) {
         reply_jerr(r, &e);
     } else {
-        struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = choose, .arg = &a};
+        struct write_op op = {
+            .campaign = true, .need = NEED_SIDE, .action = choose, .arg = &a, .battle = a.battle};
         op.names_side = body_side(body, &op.side);
         write_run(r, &op);
     }

@@ -32,7 +32,8 @@ void handle_reserve_roll(struct req *r)
 {
     struct arg a;
     struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = roll, .arg = &a};
-    if ((a.battle = path_battle(r, r->params[1])) < 0 || !parse_roll_body(r, &a.in, &op))
+    if ((op.battle = a.battle = path_battle(r, r->params[1])) < 0 ||
+        !parse_roll_body(r, &a.in, &op))
         return;
     if (!(a.offered = malloc(sizeof *a.offered))) {
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");

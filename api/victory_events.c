@@ -29,7 +29,8 @@ void handle_victory_events(struct req *r)
 {
     struct arg a;
     struct write_op op = {.campaign = true, .need = NEED_SIDE, .action = roll, .arg = &a};
-    if ((a.battle = path_battle(r, r->params[1])) < 0 || !parse_roll_body(r, &a.in, &op))
+    if ((op.battle = a.battle = path_battle(r, r->params[1])) < 0 ||
+        !parse_roll_body(r, &a.in, &op))
         return;
     write_run(r, &op);
 }

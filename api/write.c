@@ -137,6 +137,14 @@ static enum db_tx tx(struct db *db, void *arg)
     const char *key = bearer_key(r, keybuf, sizeof keybuf);
 
     if (w->op->campaign) {
+        if (w->op->battle > 0) {
+            /* As the campaign's id and the battle's number will be written when it is read. */
+            char id[CAMPAIGN_ID_LEN + 1], num[16];
+            for (int i = 0; i <= CAMPAIGN_ID_LEN; i++)
+                id[i] = (char)tolower((unsigned char)r->params[0][i]);
+            snprintf(num, sizeof num, "%d", w->op->battle);
+            db_battle_detail_prefetch(db, id, num);
+        }
         enum cres rc = campaign_load(db, r->params[0], true, w->c, &w->err);
         if (rc != C_OK)
             return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
@@ -219,10 +227,10 @@ static enum db_tx tx(struct db *db, void *arg)
                            body ? body : "",
                            etag,
                            w->location[0] ? w->location : NULL};
-        long ok = body ? db_idem_insert(db, p) : -1;
+        bool queued = body && db_idem_insert(db, p);
         /* Keep the exact bytes for the reply too, so a replay is identical. */
         w->replay_body = body;
-        if (ok != 1)
+        if (!queued)
             return DB_TX_ERROR;
     }
     return DB_TX_OK;

@@ -25,6 +25,9 @@ struct write_op {
     /* the body named the side it acts for (NEED_SIDE): the key must be that side's */
     bool names_side;
     enum side side;
+    /* the battle whose rolls and choices the action reads (0: none), read in the same round
+     * trip as the campaign */
+    int battle;
 };
 
 struct write_ctx {

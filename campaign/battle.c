@@ -82,7 +82,7 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
                        mw,
                        nb.commissar >= 0 ? side_name((enum side)nb.commissar) : NULL,
                        phase_name(nb.phase)};
-    if (db_battle_insert(db, p) != 1)
+    if (!db_battle_insert(db, p))
         return C_DBERR;
     c->battles[c->nbattles++] = nb;
     for (int s = 0; s < SIDE_COUNT; s++)

@@ -89,7 +89,7 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
         char d[16];
         snprintf(d, sizeof d, "%d", in->tokens[s]);
         const char *lp[] = {out->id, side_name((enum side)s), d, d, "start", NULL};
-        if (db_ledger_insert(db, lp) != 1)
+        if (!db_ledger_insert(db, lp))
             return C_DBERR;
     }
     json_t *log = json_pack(
@@ -99,7 +99,7 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
         in->players[SIDE_ALLIES], "axis", in->players[SIDE_AXIS], "scenarios", in->scenarios);
     char *text = json_dumps(log, JSON_COMPACT);
     json_decref(log);
-    ok = text ? db_log_insert(db, out->id, "organizer", "campaign_created", text) : -1;
+    bool logged = text && db_log_insert(db, out->id, "organizer", "campaign_created", text);
     free(text);
-    return ok == 1 ? C_OK : C_DBERR;
+    return logged ? C_OK : C_DBERR;
 }

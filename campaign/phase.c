@@ -99,7 +99,7 @@ enum cres battle_save(struct db *db, const struct campaign *c, const struct batt
                        done ? v[3] : NULL,
                        done ? v[4] : NULL,
                        done ? v[5] : NULL};
-    return db_battle_update(db, p) == 1 ? C_OK : C_DBERR;
+    return db_battle_update(db, p) ? C_OK : C_DBERR;
 }
 
 json_t *battle_waiting_for(const struct campaign *c, const struct battle *b,

@@ -171,7 +171,7 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
     snprintf(after, sizeof after, "%d", out->tokens);
     char *chosen = json_dumps(out->chosen, JSON_COMPACT);
     const char *p[] = {c->id, num, side_name(side), chosen, cost, after};
-    if (rc == C_OK && (!chosen || db_choice_insert(db, p) != 1))
+    if (rc == C_OK && (!chosen || !db_choice_insert(db, p)))
         rc = C_DBERR;
     free(chosen);
     if (rc == C_OK)

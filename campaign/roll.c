@@ -121,10 +121,10 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
                        side_name(r->side),
                        "roll",
                        logtext ? logtext : "{}"};
-    long ok = db_roll_insert(db, p);
+    bool queued = db_roll_insert(db, p);
     free(det);
     free(logtext);
-    if (ok != 1)
+    if (!queued)
         return C_DBERR;
     c->next_roll++;
     return C_OK;

@@ -310,7 +310,7 @@ enum cres campaign_save(struct db *db, struct campaign *c)
                        c->finished ? "finished" : "active",
                        c->winner >= 0 ? side_name((enum side)c->winner) : NULL,
                        version};
-    if (db_campaign_save(db, p) != 1)
+    if (!db_campaign_save(db, p))
         return C_DBERR;
     c->version++;
     return C_OK;
@@ -385,9 +385,9 @@ enum cres campaign_log(struct db *db, const struct campaign *c, const char *acto
 {
     char *text = json_dumps(detail ? detail : json_object(), JSON_COMPACT);
     json_decref(detail);
-    long rc = text ? db_log_insert(db, c->id, actor, action, text) : -1;
+    bool logged = text && db_log_insert(db, c->id, actor, action, text);
     free(text);
-    return rc == 1 ? C_OK : C_DBERR;
+    return logged ? C_OK : C_DBERR;
 }
 
 enum cres campaign_tokens(struct db *db, struct campaign *c, enum side side, int new_value,
@@ -403,7 +403,7 @@ enum cres campaign_tokens(struct db *db, struct campaign *c, enum side side, int
     snprintf(bal, sizeof bal, "%d", new_value);
     snprintf(bat, sizeof bat, "%d", battle);
     const char *p[] = {c->id, side_name(side), d, bal, reason, battle > 0 ? bat : NULL};
-    if (db_ledger_insert(db, p) != 1)
+    if (!db_ledger_insert(db, p))
         return C_DBERR;
     c->tokens[side] = new_value;
     return C_OK;

@@ -9,20 +9,22 @@ static struct db_statement st_insert = {
     9, 0};
 static struct db_statement st_update = {
     "battle_update",
-    "UPDATE battles SET phase = $3, winner = $4, medals_allies = $5::int, medals_axis = $6::int, "
-    "undeployed_allies = $7::int, undeployed_axis = $8::int, objective_allies = $9::int, "
-    "objective_axis = $10::int, finished_at = CASE WHEN $3 = 'finished' THEN now() END "
-    "WHERE campaign_id = $1::uuid AND number = $2::int",
+    "WITH u AS (UPDATE battles SET phase = $3, winner = $4, medals_allies = $5::int, "
+    "medals_axis = $6::int, undeployed_allies = $7::int, undeployed_axis = $8::int, "
+    "objective_allies = $9::int, objective_axis = $10::int, "
+    "finished_at = CASE WHEN $3 = 'finished' THEN now() END "
+    "WHERE campaign_id = $1::uuid AND number = $2::int RETURNING 1) "
+    "SELECT m44_expect_rows(count(*), 1, 'battle_update') FROM u",
     10, 0};
 
-long db_battle_insert(struct db *db, const char *const p[9])
+bool db_battle_insert(struct db *db, const char *const p[9])
 {
-    return db_command(db, &st_insert, p);
+    return db_defer(db, &st_insert, p);
 }
 
-long db_battle_update(struct db *db, const char *const p[10])
+bool db_battle_update(struct db *db, const char *const p[10])
 {
-    return db_command(db, &st_update, p);
+    return db_defer(db, &st_update, p);
 }
 
 static struct db_statement st_choice_insert = {
@@ -31,7 +33,7 @@ static struct db_statement st_choice_insert = {
     "VALUES ($1::uuid, $2::int, $3, $4::jsonb, $5::int, $6::int)",
     6, 0};
 
-long db_choice_insert(struct db *db, const char *const p[6])
+bool db_choice_insert(struct db *db, const char *const p[6])
 {
-    return db_command(db, &st_choice_insert, p);
+    return db_defer(db, &st_choice_insert, p);
 }

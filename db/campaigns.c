@@ -50,10 +50,11 @@ static struct db_statement st_lock = {"campaign_lock",
                                       1, 0};
 static struct db_statement st_save = {
     "campaign_save",
-    "UPDATE campaigns SET version = version + 1, next_roll = $2::int, seed_epoch = $3::int, "
-    "tokens_allies = $4::int, tokens_axis = $5::int, status = $6, winner = $7, "
-    "finished_at = CASE WHEN $6 = 'finished' THEN coalesce(finished_at, now()) END "
-    "WHERE id = $1::uuid AND version = $8::bigint",
+    "WITH u AS (UPDATE campaigns SET version = version + 1, next_roll = $2::int, "
+    "seed_epoch = $3::int, tokens_allies = $4::int, tokens_axis = $5::int, status = $6, "
+    "winner = $7, finished_at = CASE WHEN $6 = 'finished' THEN coalesce(finished_at, now()) END "
+    "WHERE id = $1::uuid AND version = $8::bigint RETURNING 1) "
+    "SELECT m44_expect_rows(count(*), 1, 'campaign_save') FROM u",
     8, 0};
 static struct db_statement st_versions = {
     "campaign_versions", "SELECT id::text, version FROM campaigns WHERE id = ANY($1::uuid[])", 1,
@@ -97,9 +98,9 @@ PGresult *db_campaign_get(struct db *db, const char *id, bool lock)
     return db_exec(db, &st_get, p);
 }
 
-long db_campaign_save(struct db *db, const char *const p[8])
+bool db_campaign_save(struct db *db, const char *const p[8])
 {
-    return db_command(db, &st_save, p);
+    return db_defer(db, &st_save, p);
 }
 
 PGresult *db_campaign_version(struct db *db, const char *id)

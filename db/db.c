@@ -10,10 +10,23 @@
 
 #define DB_MAX_STATEMENTS 256
 #define DB_TX_ATTEMPTS    6
+#define DB_QUEUE_MAX      32 /* statements held back at most; then they are sent */
+
+/* A statement held back to go to the server with the next round trip (see db_defer). */
+struct queued {
+    struct db_statement *st;
+    char **params;   /* copies */
+    bool want;       /* a prefetch: keep the result for db_exec */
+    PGresult *ready; /* a prefetch's result, once it has come back */
+};
 
 struct db {
     PGconn *conn;
     bool prepared[DB_MAX_STATEMENTS];
+    bool in_tx;         /* inside db_transaction's callback */
+    bool begin_pending; /* BEGIN goes with the first statement of the transaction */
+    struct queued queue[DB_QUEUE_MAX];
+    int nqueue;
     char sqlstate[6];
     char error[512];
     bool lost;       /* the previous connection was lost; the next successful one is a reconnect */
@@ -172,10 +185,8 @@ static bool result_ok(const PGresult *r)
     return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
 }
 
-PGresult *db_exec(struct db *db, struct db_statement *st, const char *const *params)
+static int statement_slot(struct db_statement *st)
 {
-    if (!db->conn)
-        return fail(db, NULL);
     int slot = atomic_load(&st->slot);
     if (slot == 0) {
         int want = atomic_fetch_add(&next_slot, 1);
@@ -187,6 +198,273 @@ PGresult *db_exec(struct db *db, struct db_statement *st, const char *const *par
         else
             slot = expected;
     }
+    return slot;
+}
+
+/* --- Pipelining -------------------------------------------------------------------------
+ * Inside a transaction, BEGIN is not sent on its own: it goes with the first statement.
+ * Statements whose result is not needed (db_defer) and reads wanted later (db_prefetch) wait
+ * in the queue and go with the next statement that must be answered now, or with COMMIT. All
+ * of them travel in one libpq pipeline: one round trip instead of one each. When one fails,
+ * the server skips the rest up to the pipeline's end, and the transaction is rolled back. */
+
+static void queued_free(struct queued *q)
+{
+    for (int i = 0; q->params && i < q->st->nparams; i++)
+        free(q->params[i]);
+    free(q->params);
+    PQclear(q->ready);
+    memset(q, 0, sizeof *q);
+}
+
+static void queue_clear(struct db *db)
+{
+    for (int i = 0; i < db->nqueue; i++)
+        queued_free(&db->queue[i]);
+    db->nqueue = 0;
+}
+
+static bool has_pending(const struct db *db)
+{
+    if (db->begin_pending)
+        return true;
+    for (int i = 0; i < db->nqueue; i++)
+        if (!db->queue[i].ready)
+            return true;
+    return false;
+}
+
+static bool same_params(const struct queued *q, struct db_statement *st, const char *const *params)
+{
+    if (q->st != st)
+        return false;
+    for (int i = 0; i < st->nparams; i++) {
+        const char *a = q->params[i], *b = params[i];
+        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+            return false;
+    }
+    return true;
+}
+
+/* What was sent in one pipeline, in order, to read the results back against. */
+enum sent_kind { SENT_BEGIN, SENT_PREPARE, SENT_QUERY, SENT_COMMIT };
+struct sent {
+    enum sent_kind kind;
+    int slot;         /* SENT_PREPARE */
+    struct queued *q; /* SENT_QUERY from the queue */
+    PGresult **out;   /* SENT_QUERY answered now */
+};
+
+static bool send_statement(struct db *db, struct db_statement *st, const char *const *params,
+                           struct sent *sent, int *nsent)
+{
+    int slot = statement_slot(st);
+    if (!db->prepared[slot]) {
+        if (!PQsendPrepare(db->conn, st->name, st->sql, st->nparams, NULL))
+            return false;
+        db->prepared[slot] = true; /* undone below if the server refused it */
+        sent[(*nsent)++] = (struct sent){.kind = SENT_PREPARE, .slot = slot};
+    }
+    return PQsendQueryPrepared(db->conn, st->name, st->nparams, params, NULL, NULL, 0) == 1;
+}
+
+/*
+ * Sends BEGIN (if pending), the queue, then `st` (if any; its result goes to *out) and COMMIT
+ * (if `commit`), in one pipeline, and reads every result. Returns false if any failed: the
+ * first failure is recorded as the connection's error.
+ */
+static bool pipeline(struct db *db, struct db_statement *st, const char *const *params,
+                     PGresult **out, bool commit)
+{
+    struct sent sent[2 * DB_QUEUE_MAX + 6];
+    int nsent = 0;
+    bool ok = PQenterPipelineMode(db->conn) == 1;
+    if (ok && db->begin_pending) {
+        ok = PQsendQueryParams(db->conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) == 1;
+        sent[nsent++] = (struct sent){.kind = SENT_BEGIN};
+    }
+    /* Held-back writes first, in order; then the statement; then the reads, which so see what
+     * it did and wait for the locks it took. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; ok && i < db->nqueue; i++) {
+            struct queued *q = &db->queue[i];
+            if (q->ready || q->want != (pass == 1))
+                continue;
+            ok = send_statement(db, q->st, (const char *const *)q->params, sent, &nsent);
+            sent[nsent++] = (struct sent){.kind = SENT_QUERY, .q = q};
+        }
+        if (ok && st && pass == 0) {
+            ok = send_statement(db, st, params, sent, &nsent);
+            sent[nsent++] = (struct sent){.kind = SENT_QUERY, .out = out};
+        }
+    }
+    if (ok && commit) {
+        ok = PQsendQueryParams(db->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) == 1;
+        sent[nsent++] = (struct sent){.kind = SENT_COMMIT};
+    }
+    if (!ok || !PQpipelineSync(db->conn)) {
+        /* Nothing can be read back reliably: drop the connection, as if it were lost. */
+        fail(db, NULL);
+        PQfinish(db->conn);
+        db->conn = NULL;
+        db->lost = true;
+        return false;
+    }
+    db->begin_pending = false;
+    bool failed = false;
+    for (int i = 0; i < nsent; i++) {
+        PGresult *r = PQgetResult(db->conn);
+        if (!r) { /* the connection broke */
+            if (!failed)
+                fail(db, NULL);
+            failed = true;
+            break;
+        }
+        ExecStatusType s = PQresultStatus(r);
+        bool good = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
+        if (sent[i].kind == SENT_PREPARE && !good)
+            db->prepared[sent[i].slot] = false;
+        if (sent[i].kind == SENT_COMMIT && good && strcmp(PQcmdStatus(r), "COMMIT") != 0)
+            good = false; /* the transaction had failed: COMMIT rolled it back */
+        if (!good && !failed && s != PGRES_PIPELINE_ABORTED) {
+            failed = true;
+            fail(db, r);
+            r = NULL;
+        } else if (!good) {
+            failed = true;
+        }
+        if (good && sent[i].kind == SENT_QUERY) {
+            if (sent[i].out)
+                *sent[i].out = r;
+            else if (sent[i].q->want)
+                sent[i].q->ready = r;
+            else
+                PQclear(r);
+            r = NULL;
+        }
+        PQclear(r);
+        PGresult *end = PQgetResult(db->conn); /* NULL closes each statement's results */
+        PQclear(end);
+    }
+    if (db->conn && PQstatus(db->conn) == CONNECTION_OK) {
+        PGresult *r = PQgetResult(db->conn);
+        if (!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC) {
+            if (!failed)
+                fail(db, NULL);
+            failed = true;
+        }
+        PQclear(r);
+        if (!PQexitPipelineMode(db->conn)) {
+            if (!failed)
+                fail(db, NULL);
+            failed = true;
+            PQfinish(db->conn);
+            db->conn = NULL;
+            db->lost = true;
+        }
+    }
+    /* Held-back writes are done (or failed with the transaction); prefetches stay for db_exec. */
+    int keep = 0;
+    for (int i = 0; i < db->nqueue; i++) {
+        if (!failed && db->queue[i].ready)
+            db->queue[keep++] = db->queue[i];
+        else
+            queued_free(&db->queue[i]);
+    }
+    for (int i = keep; i < db->nqueue; i++)
+        memset(&db->queue[i], 0, sizeof db->queue[i]);
+    db->nqueue = keep;
+    if (failed && out && *out) {
+        PQclear(*out);
+        *out = NULL;
+    }
+    return !failed;
+}
+
+static bool enqueue(struct db *db, struct db_statement *st, const char *const *params, bool want)
+{
+    if (db->nqueue == DB_QUEUE_MAX && !pipeline(db, NULL, NULL, NULL, false))
+        return false;
+    if (db->nqueue == DB_QUEUE_MAX) { /* all of them are prefetches nobody took: drop them */
+        queue_clear(db);
+    }
+    struct queued *q = &db->queue[db->nqueue];
+    q->st = st;
+    q->want = want;
+    q->params = calloc((size_t)st->nparams + 1, sizeof *q->params);
+    bool ok = q->params != NULL;
+    for (int i = 0; ok && i < st->nparams; i++)
+        ok = !params[i] || (q->params[i] = strdup(params[i])) != NULL;
+    if (!ok) {
+        queued_free(q);
+        set_error(db, "53200", "out of memory");
+        return false;
+    }
+    db->nqueue++;
+    return true;
+}
+
+/* Prefetches nobody asked for are not worth sending with COMMIT. */
+static void queue_clear_unwanted(struct db *db)
+{
+    int keep = 0;
+    for (int i = 0; i < db->nqueue; i++) {
+        if (db->queue[i].want)
+            queued_free(&db->queue[i]);
+        else
+            db->queue[keep++] = db->queue[i];
+    }
+    for (int i = keep; i < db->nqueue; i++)
+        memset(&db->queue[i], 0, sizeof db->queue[i]);
+    db->nqueue = keep;
+}
+
+bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
+{
+    if (!db->in_tx) {
+        PGresult *r = db_exec(db, st, params);
+        PQclear(r);
+        return r != NULL;
+    }
+    if (!db->conn) {
+        fail(db, NULL);
+        return false;
+    }
+    return enqueue(db, st, params, false);
+}
+
+void db_prefetch(struct db *db, struct db_statement *st, const char *const *params)
+{
+    if (db->in_tx && db->conn)
+        enqueue(db, st, params, true); /* on failure, db_exec simply asks again */
+}
+
+PGresult *db_exec(struct db *db, struct db_statement *st, const char *const *params)
+{
+    if (!db->conn)
+        return fail(db, NULL);
+    for (int i = 0; i < db->nqueue; i++) {
+        struct queued *q = &db->queue[i];
+        if (q->ready && same_params(q, st, params)) {
+            PGresult *r = q->ready;
+            q->ready = NULL;
+            queued_free(q);
+            /* Keep the order: held-back writes must reach the server as they were made. */
+            memmove(q, q + 1, sizeof *q * (size_t)(db->nqueue - i - 1));
+            db->nqueue--;
+            memset(&db->queue[db->nqueue], 0, sizeof db->queue[db->nqueue]);
+            db->sqlstate[0] = '\0';
+            return r;
+        }
+    }
+    if (has_pending(db)) {
+        PGresult *r = NULL;
+        if (!pipeline(db, st, params, &r, false))
+            return NULL;
+        db->sqlstate[0] = '\0';
+        return r;
+    }
+    int slot = statement_slot(st);
     if (!db->prepared[slot]) {
         PGresult *p = PQprepare(db->conn, st->name, st->sql, st->nparams, NULL);
         if (!result_ok(p))
@@ -215,6 +493,8 @@ PGresult *db_exec_sql(struct db *db, const char *sql)
 {
     if (!db->conn)
         return fail(db, NULL);
+    if (has_pending(db) && !pipeline(db, NULL, NULL, NULL, false))
+        return NULL;
     PGresult *r = PQexec(db->conn, sql);
     if (!result_ok(r))
         return fail(db, r);
@@ -251,49 +531,71 @@ static bool run_simple(struct db *db, const char *sql, const char *expect_status
     return ok;
 }
 
-enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx)
+/* Ends an attempt that will not commit: drops what was held back, rolls back what was sent. */
+static void abandon(struct db *db)
 {
-    for (int attempt = 0; attempt < DB_TX_ATTEMPTS; attempt++) {
-        if (attempt > 0) {
-            /* Short, growing pause so contenders do not collide again at once. */
-            struct timespec ts = {0, (long)(1000000L * (1L << attempt) + rand() % 1000000)};
-            nanosleep(&ts, NULL);
-        }
-        if (!db_ensure(db))
-            return DB_UNAVAILABLE;
-        if (PQtransactionStatus(db->conn) != PQTRANS_IDLE)
-            run_simple(db, "ROLLBACK", NULL);
-        if (!run_simple(db, "BEGIN", NULL)) {
-            if (lost(db))
-                continue; /* reconnect and try again: nothing was written */
-            return DB_FAILED;
-        }
-        enum db_tx r = fn(db, ctx);
-        if (r == DB_TX_OK) {
-            if (run_simple(db, "COMMIT", "COMMIT"))
-                return DB_OK;
-            if (retryable(db))
-                continue;
-            if (lost(db))
-                return DB_UNAVAILABLE; /* COMMIT's outcome is unknown: the client retries */
-            if (!db->sqlstate[0])
-                set_error(db, "", "COMMIT rolled back: a statement in the transaction failed");
-            return DB_FAILED;
-        }
-        /* Keep the callback's error, not ROLLBACK's, for the retry decision. */
+    queue_clear(db);
+    db->begin_pending = false;
+    if (!lost(db) && PQtransactionStatus(db->conn) != PQTRANS_IDLE) {
+        /* Keep the failure's error, not ROLLBACK's, for the retry decision. */
         char state[6], err[512];
         memcpy(state, db->sqlstate, sizeof state);
         memcpy(err, db->error, sizeof err);
-        if (!lost(db))
-            run_simple(db, "ROLLBACK", NULL);
+        run_simple(db, "ROLLBACK", NULL);
         set_error(db, state, err);
-        if (r == DB_TX_ABORT)
-            return DB_ABORTED;
-        if (retryable(db))
-            continue;
-        if (lost(db))
-            continue;
+    }
+}
+
+static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry)
+{
+    *retry = false;
+    if (!db_ensure(db))
+        return DB_UNAVAILABLE;
+    if (PQtransactionStatus(db->conn) != PQTRANS_IDLE)
+        run_simple(db, "ROLLBACK", NULL);
+    db->in_tx = true;
+    db->begin_pending = true;
+    enum db_tx r = fn(db, ctx);
+    db->in_tx = false;
+    if (r == DB_TX_OK) {
+        queue_clear_unwanted(db);
+        if (db->begin_pending && db->nqueue == 0) {
+            db->begin_pending = false; /* nothing was read or written */
+            return DB_OK;
+        }
+        if (pipeline(db, NULL, NULL, NULL, true))
+            return DB_OK;
+        bool was_lost = lost(db);
+        abandon(db);
+        if (retryable(db)) {
+            *retry = true;
+            return DB_FAILED;
+        }
+        if (was_lost)
+            return DB_UNAVAILABLE; /* COMMIT's outcome is unknown: the client retries */
+        if (!db->sqlstate[0])
+            set_error(db, "", "COMMIT rolled back: a statement in the transaction failed");
         return DB_FAILED;
+    }
+    abandon(db);
+    if (r == DB_TX_ABORT)
+        return DB_ABORTED;
+    *retry = retryable(db) || lost(db); /* a lost connection: reconnect and run it again */
+    return DB_FAILED;
+}
+
+enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx)
+{
+    for (int n = 0; n < DB_TX_ATTEMPTS; n++) {
+        if (n > 0) {
+            /* Short, growing pause so contenders do not collide again at once. */
+            struct timespec ts = {0, (long)(1000000L * (1L << n) + rand() % 1000000)};
+            nanosleep(&ts, NULL);
+        }
+        bool retry;
+        enum db_result r = attempt(db, fn, ctx, &retry);
+        if (!retry)
+            return r;
     }
     return lost(db) ? DB_UNAVAILABLE : DB_FAILED;
 }

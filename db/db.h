@@ -50,6 +50,24 @@ PGresult *db_exec(struct db *db, struct db_statement *st, const char *const *par
 /* Like db_exec for statements that return no rows; returns the number of rows affected or -1. */
 long db_command(struct db *db, struct db_statement *st, const char *const *params);
 
+/*
+ * Holds back a statement whose result is not needed, to send it with the transaction's next
+ * round trip (the next db_exec, or COMMIT). Its failure fails that call, or the COMMIT, and
+ * the transaction is rolled back. A statement whose row count matters must check it itself, in
+ * SQL (see m44_expect_rows in the migrations). Parameters are copied. Outside db_transaction
+ * it runs at once. false: it failed (outside a transaction) or could not be queued.
+ */
+bool db_defer(struct db *db, struct db_statement *st, const char *const *params);
+
+/*
+ * Inside db_transaction: sends a read with the next round trip and keeps its result, which
+ * the first db_exec of the same statement with the same parameters then returns without
+ * asking the server. It runs after the statement it travels with, so it sees what that
+ * statement did and waits for the locks it took: prefetch a read, then take the lock it
+ * depends on. Outside a transaction it does nothing.
+ */
+void db_prefetch(struct db *db, struct db_statement *st, const char *const *params);
+
 /* Runs plain SQL text with no parameters (migrations, BEGIN, COMMIT). Same contract as db_exec. */
 PGresult *db_exec_sql(struct db *db, const char *sql);
 
@@ -73,9 +91,11 @@ enum db_result {
 };
 
 /*
- * Runs `fn` inside BEGIN ... COMMIT. Serialization failures and deadlocks are retried a
- * bounded number of times, so `fn` may run more than once: it must (re)initialise whatever it
- * writes into `ctx` at its start and must not reply to a client itself.
+ * Runs `fn` inside BEGIN ... COMMIT. BEGIN goes with the first statement and COMMIT with the
+ * statements held back by db_defer, so a transaction costs no round trip of its own. Serialization
+ * failures and deadlocks are retried a bounded number of times, so `fn` may run more than once: it
+ * must (re)initialise whatever it writes into `ctx` at its start and must not reply to a client
+ * itself.
  */
 typedef enum db_tx (*db_tx_fn)(struct db *db, void *ctx);
 enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx);

@@ -21,9 +21,9 @@ PGresult *db_idem_get(struct db *db, const char *scope, const char *key)
     return db_exec(db, &st_get, p);
 }
 
-long db_idem_insert(struct db *db, const char *const p[9])
+bool db_idem_insert(struct db *db, const char *const p[9])
 {
-    return db_command(db, &st_insert, p);
+    return db_defer(db, &st_insert, p);
 }
 
 long db_idem_lock(struct db *db, const char *scope, const char *key)

@@ -25,9 +25,9 @@ static struct db_statement st_ledger = {
         "at") " FROM token_ledger WHERE campaign_id = $1::uuid ORDER BY seq",
     1, 0};
 
-long db_ledger_insert(struct db *db, const char *const p[6])
+bool db_ledger_insert(struct db *db, const char *const p[6])
 {
-    return db_command(db, &st_ledger_insert, p);
+    return db_defer(db, &st_ledger_insert, p);
 }
 
 PGresult *db_ledger(struct db *db, const char *campaign)
@@ -48,11 +48,11 @@ static struct db_statement st_log = {
               "ORDER BY seq",
     1, 0};
 
-long db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
+bool db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
                    const char *detail)
 {
     const char *p[] = {campaign, actor, action, detail};
-    return db_command(db, &st_log_insert, p);
+    return db_defer(db, &st_log_insert, p);
 }
 
 PGresult *db_log(struct db *db, const char *campaign)

@@ -27,9 +27,9 @@ static struct db_statement st_battle = {
     2, 0};
 // clang-format on
 
-long db_roll_insert(struct db *db, const char *const p[13])
+bool db_roll_insert(struct db *db, const char *const p[13])
 {
-    return db_command(db, &st_insert, p);
+    return db_defer(db, &st_insert, p);
 }
 
 PGresult *db_rolls(struct db *db, const char *campaign)
@@ -42,4 +42,10 @@ PGresult *db_battle_detail(struct db *db, const char *campaign, const char *batt
 {
     const char *p[] = {campaign, battle};
     return db_exec(db, &st_battle, p);
+}
+
+void db_battle_detail_prefetch(struct db *db, const char *campaign, const char *battle)
+{
+    const char *p[] = {campaign, battle};
+    db_prefetch(db, &st_battle, p);
 }

@@ -1,7 +1,10 @@
 /*
  * Every statement m44d runs against its schema, one function each. Parameters are text
  * (libpq's text format), NULL for SQL NULL. Loads return a PGresult the caller clears (NULL on
- * failure); writes return the rows affected, or -1. Times come back as ISO 8601 UTC text.
+ * failure); writes return the rows affected, or -1, except the writes that return bool: those
+ * are held back (db_defer) and go to the server with the transaction's next round trip, often
+ * with COMMIT; false means they could not be queued, and a failure on the server fails the
+ * transaction. Each writes exactly one row or fails. Times come back as ISO 8601 UTC text.
  */
 #ifndef M44_DB_STORE_H
 #define M44_DB_STORE_H
@@ -22,7 +25,7 @@ long db_campaign_insert(struct db *db, const char *const p[13]);
  * revealed_at]], effects [[event_id, rolled_by, data]], What-if rolls [[side, faces, event]] */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock);
 /* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
-long db_campaign_save(struct db *db, const char *const p[8]);
+bool db_campaign_save(struct db *db, const char *const p[8]);
 PGresult *db_campaign_version(struct db *db, const char *id);
 /* id, version of each campaign in `ids`, a PostgreSQL array literal of UUIDs ("{a,b}") */
 PGresult *db_campaign_versions(struct db *db, const char *ids);
@@ -35,39 +38,41 @@ long db_seed_insert(struct db *db, const char *campaign, const char *epoch, cons
 long db_seeds_reveal(struct db *db, const char *campaign);
 
 /* battles (db/battles.c) */
-long db_battle_insert(struct db *db, const char *const p[9]);
+bool db_battle_insert(struct db *db, const char *const p[9]);
 /* number, scenario, first_player, cards_allies, cards_axis, medals_to_win, commissar, phase,
  * winner, medals_allies, medals_axis, undeployed_allies, undeployed_axis, objective_allies,
  * objective_axis, created_at, finished_at */
-long db_battle_update(struct db *db, const char *const p[10]);
+bool db_battle_update(struct db *db, const char *const p[10]);
 
 /* rolls (db/rolls.c): n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail,
  * at. Inserting a roll also writes its event-log line (actor, action, detail: p[10..12]). */
-long db_roll_insert(struct db *db, const char *const p[13]);
+bool db_roll_insert(struct db *db, const char *const p[13]);
 PGresult *db_rolls(struct db *db, const char *campaign);
 /* A battle's rolls as above, with NULL cost and tokens_after, then its reserve choices: NULL n,
  * side, purpose 'choice', battle, four NULLs, chosen (as detail), at, cost, tokens_after. */
 PGresult *db_battle_detail(struct db *db, const char *campaign, const char *battle);
+/* Sends db_battle_detail with the transaction's next round trip (see db_prefetch). */
+void db_battle_detail_prefetch(struct db *db, const char *campaign, const char *battle);
 
 /* reserve choices (db/battles.c); read back with db_battle_detail */
-long db_choice_insert(struct db *db, const char *const p[6]);
+bool db_choice_insert(struct db *db, const char *const p[6]);
 
 /* effects (db/journal.c) */
 long db_effect_upsert(struct db *db, const char *campaign, const char *event_id,
                       const char *rolled_by, const char *data);
 
 /* token ledger (db/journal.c): seq, side, delta, balance, reason, battle, at */
-long db_ledger_insert(struct db *db, const char *const p[6]);
+bool db_ledger_insert(struct db *db, const char *const p[6]);
 PGresult *db_ledger(struct db *db, const char *campaign);
 
 /* event log (db/journal.c): seq, at, actor, action, detail */
-long db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
+bool db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
                    const char *detail);
 PGresult *db_log(struct db *db, const char *campaign);
 
 /* idempotency (db/idempotency.c): method, path, request_hash(hex), status, body, etag, location */
 PGresult *db_idem_get(struct db *db, const char *scope, const char *key);
-long db_idem_insert(struct db *db, const char *const p[9]);
+bool db_idem_insert(struct db *db, const char *const p[9]);
 long db_idem_lock(struct db *db, const char *scope, const char *key);
 
 #endif

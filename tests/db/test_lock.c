@@ -119,10 +119,36 @@ static void test_uncontended_load(void)
     PQclear(r);
 }
 
+/* The campaign save is held back and goes with COMMIT, so it checks its own row count. */
+static enum db_tx save_at(struct db *db, void *arg)
+{
+    const char *p[] = {ID, "1", "1", "2", "2", "active", NULL, arg};
+    return db_campaign_save(db, p) ? DB_TX_OK : DB_TX_ERROR;
+}
+
+static void test_save_of_a_stale_version_fails(void)
+{
+    struct load a = {0};
+    CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), load_locked, &a), DB_OK);
+    char stale[24], current[24];
+    snprintf(stale, sizeof stale, "%lld", a.version - 1);
+    snprintf(current, sizeof current, "%lld", a.version);
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), save_at, stale), DB_FAILED);
+    CU_ASSERT_STRING_EQUAL(db_last_sqlstate(db_thread()), "P0004");
+    struct load b = {0};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), load_locked, &b), DB_OK);
+    CU_ASSERT_EQUAL(b.version, a.version);
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), save_at, current), DB_OK);
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), load_locked, &b), DB_OK);
+    CU_ASSERT_EQUAL(b.version, a.version + 1);
+}
+
 void register_lock_tests(void)
 {
     CU_pSuite s = CU_add_suite("campaign lock", suite_init, suite_clean);
     CU_add_test(s, "a load that waited for the lock sees the writer's battle",
                 test_waiting_load_sees_the_writers_battle);
     CU_add_test(s, "uncontended, the locked load is the plain load", test_uncontended_load);
+    CU_add_test(s, "a save of a stale version fails the transaction",
+                test_save_of_a_stale_version_fails);
 }

@@ -15,6 +15,12 @@ static int suite_init(void)
         return 1;
     PGresult *r = db_exec_sql(db, "CREATE TABLE t (v int NOT NULL)");
     PQclear(r);
+    if (!r)
+        return 1;
+    r = db_exec_sql(db, "CREATE FUNCTION raise_if(b boolean, state text) RETURNS int "
+                        "LANGUAGE plpgsql AS $$ BEGIN IF b THEN RAISE EXCEPTION 'provoked' "
+                        "USING ERRCODE = state; END IF; RETURN 1; END $$");
+    PQclear(r);
     return r ? 0 : 1;
 }
 
@@ -131,6 +137,132 @@ static void test_reconnect_after_restart(void)
     CU_ASSERT_EQUAL(count_rows(), before + 1);
 }
 
+/* --- Held-back writes and prefetched reads (one pipeline per round trip) --- */
+
+static struct db_statement st_count = {"tx_count", "SELECT count(*) FROM t", 0, 0};
+static struct db_statement st_raise = {"tx_raise",
+                                       "INSERT INTO t (v) SELECT raise_if($1::boolean, $2)", 2, 0};
+static struct db_statement st_insert_ret = {"tx_insert_ret",
+                                            "INSERT INTO t (v) VALUES ($1::int) RETURNING v", 1, 0};
+
+struct held_ctx {
+    int calls;
+    int raise_times; /* the held-back statement raises on the first raise_times calls */
+    const char *state;
+    bool abort;
+};
+
+/* Two held-back inserts and one that may raise: all go to the server with COMMIT. */
+static enum db_tx held_writes(struct db *db, void *arg)
+{
+    struct held_ctx *c = arg;
+    c->calls++;
+    const char *one[] = {"1"}, *two[] = {"2"};
+    const char *raise[] = {c->calls <= c->raise_times ? "true" : "false", c->state};
+    if (!db_defer(db, &st_insert, one) || !db_defer(db, &st_raise, raise) ||
+        !db_defer(db, &st_insert, two))
+        return DB_TX_ERROR;
+    return c->abort ? DB_TX_ABORT : DB_TX_OK;
+}
+
+static void test_held_back_writes_commit(void)
+{
+    long before = count_rows();
+    struct held_ctx c = {0, 0, "22012", false};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), held_writes, &c), DB_OK);
+    CU_ASSERT_EQUAL(count_rows(), before + 3);
+}
+
+static void test_held_back_failure_fails_commit(void)
+{
+    long before = count_rows();
+    struct held_ctx c = {0, 1000, "22012", false};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), held_writes, &c), DB_FAILED);
+    CU_ASSERT_EQUAL(c.calls, 1);
+    CU_ASSERT_STRING_EQUAL(db_last_sqlstate(db_thread()), "22012");
+    /* Nothing of it is written, and the connection is usable again outside a transaction
+     * (count_rows would fail on a connection left in a failed transaction). */
+    CU_ASSERT_EQUAL(count_rows(), before);
+}
+
+static void test_held_back_serialization_failure_retried(void)
+{
+    long before = count_rows();
+    struct held_ctx c = {0, 2, "40001", false};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), held_writes, &c), DB_OK);
+    CU_ASSERT_EQUAL(c.calls, 3);
+    CU_ASSERT_EQUAL(count_rows(), before + 3);
+}
+
+static void test_held_back_dropped_on_abort(void)
+{
+    long before = count_rows();
+    struct held_ctx c = {0, 0, "22012", true};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), held_writes, &c), DB_ABORTED);
+    CU_ASSERT_EQUAL(count_rows(), before);
+}
+
+/* A held-back write's failure fails the statement it travels with. */
+static enum db_tx held_then_read(struct db *db, void *arg)
+{
+    (void)arg;
+    const char *raise[] = {"true", "22012"};
+    if (!db_defer(db, &st_raise, raise))
+        return DB_TX_ERROR;
+    PGresult *r = db_exec(db, &st_count, NULL);
+    CU_ASSERT_PTR_NULL(r);
+    PQclear(r);
+    return r ? DB_TX_OK : DB_TX_ERROR;
+}
+
+static void test_held_back_failure_fails_next_statement(void)
+{
+    long before = count_rows();
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), held_then_read, NULL), DB_FAILED);
+    CU_ASSERT_STRING_EQUAL(db_last_sqlstate(db_thread()), "22012");
+    CU_ASSERT_EQUAL(count_rows(), before);
+}
+
+struct prefetch_ctx {
+    long prefetched, direct;
+};
+
+/*
+ * The prefetched count travels with the insert and runs after it; a later db_exec of the same
+ * statement returns that result, not a new one; a second db_exec asks the server again.
+ */
+static enum db_tx prefetch_count(struct db *db, void *arg)
+{
+    struct prefetch_ctx *c = arg;
+    db_prefetch(db, &st_count, NULL);
+    const char *v[] = {"5"};
+    PGresult *r = db_exec(db, &st_insert_ret, v);
+    if (!r)
+        return DB_TX_ERROR;
+    PQclear(r);
+    r = db_exec_sql(db, "INSERT INTO t (v) VALUES (6)");
+    if (!r)
+        return DB_TX_ERROR;
+    PQclear(r);
+    r = db_exec(db, &st_count, NULL);
+    c->prefetched = r ? atol(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    r = db_exec(db, &st_count, NULL);
+    c->direct = r ? atol(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    return DB_TX_OK;
+}
+
+static void test_prefetch(void)
+{
+    long before = count_rows();
+    struct prefetch_ctx c = {0, 0};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), prefetch_count, &c), DB_OK);
+    CU_ASSERT_EQUAL(c.prefetched, before + 1);
+    CU_ASSERT_EQUAL(c.direct, before + 2);
+    CU_ASSERT_EQUAL(count_rows(), before + 2);
+}
+
 void register_tx_tests(void)
 {
     CU_pSuite s = CU_add_suite("transactions", suite_init, suite_clean);
@@ -139,5 +271,14 @@ void register_tx_tests(void)
     CU_add_test(s, "retries are bounded", test_retries_are_bounded);
     CU_add_test(s, "other errors are not retried", test_other_errors_not_retried);
     CU_add_test(s, "abort writes nothing", test_abort_writes_nothing);
+    CU_add_test(s, "held-back writes go with COMMIT", test_held_back_writes_commit);
+    CU_add_test(s, "a held-back write that fails fails the COMMIT; nothing written",
+                test_held_back_failure_fails_commit);
+    CU_add_test(s, "a held-back write's serialization failure is retried",
+                test_held_back_serialization_failure_retried);
+    CU_add_test(s, "held-back writes are dropped on abort", test_held_back_dropped_on_abort);
+    CU_add_test(s, "a held-back write that fails fails the next statement",
+                test_held_back_failure_fails_next_statement);
+    CU_add_test(s, "a prefetched read runs after the statement it goes with", test_prefetch);
     CU_add_test(s, "reconnect after a PostgreSQL restart", test_reconnect_after_restart);
 }
