@@ -83,13 +83,15 @@ SQL
 }
 gen_campaigns bench "$N" 1 reserves
 psqlq -d bench -c "ANALYZE"
-# Two sets of roll targets: one for 1 connection, one for 16; each (campaign, side) once.
-psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\ta%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0')) || E'\n' ||
-                              format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\tx%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0'))
-                       FROM generate_series(1, 10000) i" >"$out/rolls-1.txt"
-psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\ta%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0')) || E'\n' ||
-                              format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\tx%s\t{}', md5('c' || i)::uuid, lpad(i::text, 42, '0'))
-                       FROM generate_series(10001, $N) i" >"$out/rolls-16.txt"
+# Two sets of roll targets: one for 1 connection, one for 16; each (campaign, side) once. The
+# Allies of every campaign roll first, then the Axis, so that concurrent requests are for
+# different campaigns, as pgbench's clients update different rows.
+roll_targets() { # FIRST LAST
+  psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\t%s%s\t{}', md5('c' || i)::uuid, k, lpad(i::text, 42, '0'))
+                         FROM (VALUES (1, 'a'), (2, 'x')) s(o, k), generate_series($1, $2) i ORDER BY o, i"
+}
+roll_targets 1 10000 >"$out/rolls-1.txt"
+roll_targets 10001 "$N" >"$out/rolls-16.txt"
 
 echo "== pgbench: one transaction, UPDATE + INSERT" >&2
 psqlq -d bench <<'SQL'
@@ -98,6 +100,7 @@ INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
 CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
 ANALYZE;
 SQL
+cp bench/reserve-roll.sql "$out/"
 cat >"$out/pgbench.sql" <<'SQL'
 \set aid random(1, 100000)
 BEGIN;
@@ -106,20 +109,21 @@ INSERT INTO bench_history (aid, delta) VALUES (:aid, 1);
 END;
 SQL
 chmod -R a+rwX "$out"
-pgbench_run() { # CLIENTS -> "rps=.. p50_ms=.. p99_ms=.."
-  local c=$1 j=$(( $1 < 2 ? 1 : 2 ))
+pgbench_run() { # CLIENTS SCRIPT [ARGS...] -> "rps=.. p50_ms=.. p99_ms=.."
+  local c=$1 f=$2 j=$(( $1 < 2 ? 1 : 2 ))
+  shift 2
   rm -f "$out"/pgb.*
-  (cd "$out" && as_m44 "$pgbin/pgbench" -n -h "$host" -U m44 -f pgbench.sql -c "$c" -j "$j" \
-      -T "$SECS" -l --log-prefix=pgb bench >"pgbench-$c.txt" 2>&1)
-  local tps; tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench-$c.txt" | head -1)
-  cat "$out"/pgb.* | awk '{print $3 / 1000}' | sort -n >"$out/pgb-lat-$c.txt"
-  local n; n=$(wc -l <"$out/pgb-lat-$c.txt")
+  (cd "$out" && as_m44 "$pgbin/pgbench" -n -h "$host" -U m44 -f "$f" "$@" -c "$c" -j "$j" \
+      -T "$SECS" -l --log-prefix=pgb bench >"pgbench-$c-${f%.sql}.txt" 2>&1)
+  local tps; tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
+  cat "$out"/pgb.* | awk '{print $3 / 1000}' | sort -n >"$out/pgb-lat-$c-${f%.sql}.txt"
+  local n; n=$(wc -l <"$out/pgb-lat-$c-${f%.sql}.txt")
   local p50 p99
-  p50=$(sed -n "$(( n / 2 + 1 ))p" "$out/pgb-lat-$c.txt")
-  p99=$(sed -n "$(( n * 99 / 100 + 1 ))p" "$out/pgb-lat-$c.txt")
+  p50=$(sed -n "$(( n / 2 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
+  p99=$(sed -n "$(( n * 99 / 100 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
   echo "rps=${tps%.*} p50_ms=$p50 p99_ms=$p99"
 }
-PG1=$(pgbench_run 1); PG16=$(pgbench_run 16)
+PG1=$(pgbench_run 1 pgbench.sql); PG16=$(pgbench_run 16 pgbench.sql)
 
 echo "== m44d: POST reserve-roll" >&2
 PORT=$(free_port)
@@ -132,6 +136,11 @@ row "m44d: POST .../reserve-roll" 1 "$(field rps "$M1")" "$(field p50_ms "$M1")"
 row "pgbench: UPDATE + INSERT in one transaction" 16 "$(field rps "$PG16")" "$(field p50_ms "$PG16")" "$(field p99_ms "$PG16")" "baseline"
 row "m44d: POST .../reserve-roll" 16 "$(field rps "$M16")" "$(field p50_ms "$M16")" "$(field p99_ms "$M16")" "$(ratio "$(field rps "$M16")" "$(field rps "$PG16")") × pgbench"
 echo "$M1 / $M16" >"$out/rolls-loadgen.txt"
+
+echo "== pgbench: m44d's own reserve-roll transaction" >&2
+# Campaigns 10001.. (already rolled on by m44d above); pgbench's rolls go to random battles.
+PGM=$(pgbench_run 16 reserve-roll.sql -M prepared)
+row "pgbench: m44d's reserve-roll SQL, pipelined as m44d sends it" 16 "$(field rps "$PGM")" "$(field p50_ms "$PGM")" "$(field p99_ms "$PGM")" "$(ratio "$(field rps "$PGM")" "$(field rps "$PG16")") × pgbench"
 
 echo "== GET: bare libmicrohttpd + libpq against m44d" >&2
 psqlq -d bench -At -c "SELECT '/row/' || md5('c' || i)::uuid FROM generate_series(1, 1000) i" >"$out/bare.txt"
@@ -187,6 +196,6 @@ pgv=$("$pgbin/postgres" --version)
   echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
-  echo "- a reserve-roll is one transaction of six round trips (BEGIN; lock and load the campaign with its battles, seeds and effects; the battle's rolls and choices; insert the roll with its event-log line; bump the version; COMMIT) against pgbench's four, plus HTTP, JSON and the rules"
+  echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d"
   echo "- the standing GET reads the campaign's version (one primary-key lookup) and serves the rendering cached for that version; with --cache-entries 0 it loads and renders the campaign each time (the scale rows)"
 } | tee "$out/results.md"
