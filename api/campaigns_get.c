@@ -69,9 +69,9 @@ static enum cres render(struct db *db, struct req *r, struct campaign *c, void *
 
 void handle_campaigns_get(struct req *r)
 {
-    const char *id = r->params[0];
-    if (!check_campaign_id(r, id))
+    if (!check_campaign_id(r))
         return;
+    const char *id = r->params[0];
     long wait = 0;
     const char *w = req_query(r, "wait");
     if (w) {

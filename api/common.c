@@ -39,7 +39,7 @@ static enum db_tx read_tx(struct db *db, void *arg)
 
 void read_campaign(struct req *r, read_fn fn, void *arg)
 {
-    if (!check_campaign_id(r, r->params[0]))
+    if (!check_campaign_id(r))
         return;
     struct read_ctx x = {.r = r, .c = campaign_new(), .fn = fn, .arg = arg};
     if (!x.c) {

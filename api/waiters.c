@@ -6,7 +6,6 @@
 #include "db/store.h"
 #include "util/log.h"
 
-#include <ctype.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -51,9 +50,7 @@ bool waiters_park(struct req *r, const char *campaign_id, long long seen, double
     if (!w)
         return false;
     w->r = r;
-    /* As PostgreSQL writes a uuid: a path may spell it in capitals. */
-    for (size_t i = 0; campaign_id[i] && i + 1 < sizeof w->campaign; i++)
-        w->campaign[i] = (char)tolower((unsigned char)campaign_id[i]);
+    snprintf(w->campaign, sizeof w->campaign, "%s", campaign_id); /* see check_campaign_id */
     w->seen = seen;
     now(&w->deadline);
     long ns = (long)((seconds - (long)seconds) * 1e9);

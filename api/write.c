@@ -37,15 +37,21 @@ const char *bearer_key(const struct req *r, char *buf, size_t len)
     return buf;
 }
 
-bool check_campaign_id(struct req *r, const char *id)
+bool check_campaign_id(struct req *r)
 {
+    /* The router's copy of the parameter, which this may rewrite. */
+    char *id = r->param_buf + (r->params[0] - r->param_buf);
     bool ok = strlen(id) == CAMPAIGN_ID_LEN;
     for (int i = 0; ok && i < CAMPAIGN_ID_LEN; i++)
         ok = (i == 8 || i == 13 || i == 18 || i == 23) ? id[i] == '-'
                                                        : isxdigit((unsigned char)id[i]) != 0;
-    if (!ok)
+    if (!ok) {
         reply_problem(r, PROBLEM_NOT_FOUND, "There is no campaign with that id.");
-    return ok;
+        return false;
+    }
+    for (int i = 0; i < CAMPAIGN_ID_LEN; i++)
+        id[i] = (char)tolower((unsigned char)id[i]);
+    return true;
 }
 
 int path_battle(struct req *r, const char *text)
@@ -138,12 +144,10 @@ static enum db_tx tx(struct db *db, void *arg)
 
     if (w->op->campaign) {
         if (w->op->battle > 0) {
-            /* As the campaign's id and the battle's number will be written when it is read. */
-            char id[CAMPAIGN_ID_LEN + 1], num[16];
-            for (int i = 0; i <= CAMPAIGN_ID_LEN; i++)
-                id[i] = (char)tolower((unsigned char)r->params[0][i]);
+            /* As the battle's number will be written when it is read. */
+            char num[16];
             snprintf(num, sizeof num, "%d", w->op->battle);
-            db_battle_detail_prefetch(db, id, num);
+            db_battle_detail_prefetch(db, r->params[0], num);
         }
         enum cres rc = campaign_load(db, r->params[0], true, w->c, &w->err);
         if (rc != C_OK)
@@ -251,7 +255,7 @@ void write_run(struct req *r, const struct write_op *op)
             return;
         }
     }
-    if (op->campaign && !check_campaign_id(r, r->params[0]))
+    if (op->campaign && !check_campaign_id(r))
         return;
     struct write_ctx w = {.r = r, .op = op};
     if (op->campaign && !(w.c = campaign_new())) {

@@ -63,8 +63,12 @@ void etag_of(long long version, char *buf, size_t len);
 /* Replies with a refusal from campaign/ (problem+json with field / phase). */
 void reply_cerr(struct req *r, const struct cerr *e);
 
-/* A campaign id in a path must be a UUID; replies 404 and returns false otherwise. */
-bool check_campaign_id(struct req *r, const char *id);
+/*
+ * The campaign id in a path (its first parameter) must be a UUID; replies 404 and returns
+ * false otherwise. Rewrites it as PostgreSQL writes a uuid (a path may spell it in capitals),
+ * so that everything after compares it with the database's ids as text.
+ */
+bool check_campaign_id(struct req *r);
 
 /* A battle number in a path: 1..MAX_BATTLES; replies 404 and returns -1 otherwise. */
 int path_battle(struct req *r, const char *text);

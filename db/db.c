@@ -224,6 +224,26 @@ static void queue_clear(struct db *db)
     db->nqueue = 0;
 }
 
+/* Closes the gaps queued_free left, keeping the order: writes reach the server as made. */
+static void queue_compact(struct db *db)
+{
+    int keep = 0;
+    for (int i = 0; i < db->nqueue; i++)
+        if (db->queue[i].st)
+            db->queue[keep++] = db->queue[i];
+    for (int i = keep; i < db->nqueue; i++)
+        memset(&db->queue[i], 0, sizeof db->queue[i]);
+    db->nqueue = keep;
+}
+
+/* Nothing can be read back from it reliably: drop the connection, as if it were lost. */
+static void drop_connection(struct db *db)
+{
+    PQfinish(db->conn);
+    db->conn = NULL;
+    db->lost = true;
+}
+
 static bool has_pending(const struct db *db)
 {
     if (db->begin_pending)
@@ -268,6 +288,20 @@ static bool send_statement(struct db *db, struct db_statement *st, const char *c
     return PQsendQueryPrepared(db->conn, st->name, st->nparams, params, NULL, NULL, 0) == 1;
 }
 
+/* Sends the queued statements not yet answered: the held-back writes, or the prefetches. */
+static bool send_queued(struct db *db, bool want, struct sent *sent, int *nsent)
+{
+    for (int i = 0; i < db->nqueue; i++) {
+        struct queued *q = &db->queue[i];
+        if (q->ready || q->want != want)
+            continue;
+        if (!send_statement(db, q->st, (const char *const *)q->params, sent, nsent))
+            return false;
+        sent[(*nsent)++] = (struct sent){.kind = SENT_QUERY, .q = q};
+    }
+    return true;
+}
+
 /*
  * Sends BEGIN (if pending), the queue, then `st` (if any; its result goes to *out) and COMMIT
  * (if `commit`), in one pipeline, and reads every result. Returns false if any failed: the
@@ -285,29 +319,20 @@ static bool pipeline(struct db *db, struct db_statement *st, const char *const *
     }
     /* Held-back writes first, in order; then the statement; then the reads, which so see what
      * it did and wait for the locks it took. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; ok && i < db->nqueue; i++) {
-            struct queued *q = &db->queue[i];
-            if (q->ready || q->want != (pass == 1))
-                continue;
-            ok = send_statement(db, q->st, (const char *const *)q->params, sent, &nsent);
-            sent[nsent++] = (struct sent){.kind = SENT_QUERY, .q = q};
-        }
-        if (ok && st && pass == 0) {
-            ok = send_statement(db, st, params, sent, &nsent);
-            sent[nsent++] = (struct sent){.kind = SENT_QUERY, .out = out};
-        }
+    ok = ok && send_queued(db, false, sent, &nsent);
+    if (ok && st) {
+        ok = send_statement(db, st, params, sent, &nsent);
+        sent[nsent++] = (struct sent){.kind = SENT_QUERY, .out = out};
     }
+    ok = ok && send_queued(db, true, sent, &nsent);
     if (ok && commit) {
         ok = PQsendQueryParams(db->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) == 1;
         sent[nsent++] = (struct sent){.kind = SENT_COMMIT};
     }
     if (!ok || !PQpipelineSync(db->conn)) {
-        /* Nothing can be read back reliably: drop the connection, as if it were lost. */
         fail(db, NULL);
-        PQfinish(db->conn);
-        db->conn = NULL;
-        db->lost = true;
+        drop_connection(db);
+        queue_clear(db);
         return false;
     }
     db->begin_pending = false;
@@ -358,22 +383,14 @@ static bool pipeline(struct db *db, struct db_statement *st, const char *const *
             if (!failed)
                 fail(db, NULL);
             failed = true;
-            PQfinish(db->conn);
-            db->conn = NULL;
-            db->lost = true;
+            drop_connection(db);
         }
     }
     /* Held-back writes are done (or failed with the transaction); prefetches stay for db_exec. */
-    int keep = 0;
-    for (int i = 0; i < db->nqueue; i++) {
-        if (!failed && db->queue[i].ready)
-            db->queue[keep++] = db->queue[i];
-        else
+    for (int i = 0; i < db->nqueue; i++)
+        if (failed || !db->queue[i].ready)
             queued_free(&db->queue[i]);
-    }
-    for (int i = keep; i < db->nqueue; i++)
-        memset(&db->queue[i], 0, sizeof db->queue[i]);
-    db->nqueue = keep;
+    queue_compact(db);
     if (failed && out && *out) {
         PQclear(*out);
         *out = NULL;
@@ -407,16 +424,10 @@ static bool enqueue(struct db *db, struct db_statement *st, const char *const *p
 /* Prefetches nobody asked for are not worth sending with COMMIT. */
 static void queue_clear_unwanted(struct db *db)
 {
-    int keep = 0;
-    for (int i = 0; i < db->nqueue; i++) {
+    for (int i = 0; i < db->nqueue; i++)
         if (db->queue[i].want)
             queued_free(&db->queue[i]);
-        else
-            db->queue[keep++] = db->queue[i];
-    }
-    for (int i = keep; i < db->nqueue; i++)
-        memset(&db->queue[i], 0, sizeof db->queue[i]);
-    db->nqueue = keep;
+    queue_compact(db);
 }
 
 bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
@@ -449,10 +460,7 @@ PGresult *db_exec(struct db *db, struct db_statement *st, const char *const *par
             PGresult *r = q->ready;
             q->ready = NULL;
             queued_free(q);
-            /* Keep the order: held-back writes must reach the server as they were made. */
-            memmove(q, q + 1, sizeof *q * (size_t)(db->nqueue - i - 1));
-            db->nqueue--;
-            memset(&db->queue[db->nqueue], 0, sizeof db->queue[db->nqueue]);
+            queue_compact(db);
             db->sqlstate[0] = '\0';
             return r;
         }
