@@ -235,11 +235,12 @@ bool http_start(const struct http_options *opts)
         flags |= MHD_USE_IPv6;
     daemon_handle = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-        MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opts->threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)opts->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)opts->per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, opts->conn_memory,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+        MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)opts->http_threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)opts->per_ip_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, opts->conn_memory, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, NULL, MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!daemon_handle) {
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",

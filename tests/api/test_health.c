@@ -3,6 +3,7 @@
 #include "tests/common/http.h"
 #include "tests/common/testkit.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,39 @@ static void test_json_log_format(void)
     free(log);
 }
 
+/* The number of threads of process `pid` named `name`. */
+static int threads_named(pid_t pid, const char *name)
+{
+    char dir_path[64];
+    snprintf(dir_path, sizeof dir_path, "/proc/%d/task", (int)pid);
+    DIR *dir = opendir(dir_path);
+    int n = 0;
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        char path[384], comm[64] = "";
+        snprintf(path, sizeof path, "%s/%s/comm", dir_path, e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        if (f && fgets(comm, sizeof comm, f)) {
+            comm[strcspn(comm, "\n")] = '\0';
+            n += strcmp(comm, name) == 0;
+        }
+        if (f)
+            fclose(f);
+    }
+    if (dir)
+        closedir(dir);
+    return n;
+}
+
+/* --http-threads sizes libmicrohttpd's pool, --threads the database workers: not each other. */
+static void test_thread_options(void)
+{
+    struct daemon t;
+    const char *args[] = {"--http-threads", "3", "--threads", "5", NULL};
+    CU_ASSERT_FATAL(daemon_start(&t, conninfo, args));
+    CU_ASSERT_EQUAL(threads_named(t.pid, "MHD-worker"), 3);
+    CU_ASSERT_EQUAL(daemon_stop(&t, SIGTERM, 30), 0);
+}
+
 /*
  * SIGTERM while a request is in flight: the daemon stops accepting, the request completes,
  * and the exit status is 0.
@@ -281,5 +315,6 @@ void register_health_tests(void)
     CU_add_test(s, "GET /metrics", test_metrics);
     CU_add_test(s, "one log line per request", test_request_log_lines);
     CU_add_test(s, "--log-format json", test_json_log_format);
+    CU_add_test(s, "--http-threads and --threads", test_thread_options);
     CU_add_test(s, "SIGTERM lets the request in flight finish", test_sigterm_drains);
 }
