@@ -41,12 +41,7 @@ static long long current_version(const char *id, enum db_result *res)
 
 static bool etag_matches(const char *header, const char *etag)
 {
-    if (!header)
-        return false;
-    size_t n = strlen(etag);
-    for (const char *p = header; (p = strstr(p, etag)); p += n)
-        return true;
-    return strcmp(header, "*") == 0;
+    return header && (strstr(header, etag) || strcmp(header, "*") == 0);
 }
 
 struct render {
@@ -67,22 +62,58 @@ static enum cres render(struct db *db, struct req *r, struct campaign *c, void *
     return out->body ? C_OK : C_DBERR;
 }
 
+/* ?wait=N: false when it is malformed or out of range. */
+static bool wait_param(const struct req *r, long *wait)
+{
+    *wait = 0;
+    const char *w = req_query(r, "wait");
+    if (!w)
+        return true;
+    char *end;
+    *wait = strtol(w, &end, 10);
+    return *w && !*end && *wait >= 0 && *wait <= (long)http_options()->max_wait;
+}
+
+enum answer { ANSWERED, PARK, RENDER };
+
+/* What the version alone answers: 304, a long poll to park, or the standing from the cache. */
+static enum answer answer(struct req *r, long long version, long wait)
+{
+    char etag[40];
+    etag_of(version, etag, sizeof etag);
+    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
+    if (etag_matches(req_header(r, "If-None-Match"), etag)) {
+        if (wait > 0 && !r->waited)
+            return PARK;
+        reply_empty(r, 304, headers);
+        return ANSWERED;
+    }
+    char *body;
+    size_t len;
+    if (!cache_get(r->params[0], version, &body, &len))
+        return RENDER;
+    reply_bytes(r, 200, "application/json", body, len, headers);
+    free(body);
+    return ANSWERED;
+}
+
+bool campaigns_get_by_version(struct req *r, long long version)
+{
+    long wait;
+    return wait_param(r, &wait) && answer(r, version, wait) == ANSWERED;
+}
+
 void handle_campaigns_get(struct req *r)
 {
     if (!check_campaign_id(r))
         return;
     const char *id = r->params[0];
-    long wait = 0;
-    const char *w = req_query(r, "wait");
-    if (w) {
-        char *end;
-        wait = strtol(w, &end, 10);
-        if (!*w || *end || wait < 0 || wait > (long)http_options()->max_wait) {
-            reply_problem_extra(r, PROBLEM_INVALID_PARAMETER, json_pack("{s:s}", "field", "wait"),
-                                "wait must be a number of seconds from 0 to %u.",
-                                http_options()->max_wait);
-            return;
-        }
+    long wait;
+    if (!wait_param(r, &wait)) {
+        reply_problem_extra(r, PROBLEM_INVALID_PARAMETER, json_pack("{s:s}", "field", "wait"),
+                            "wait must be a number of seconds from 0 to %u.",
+                            http_options()->max_wait);
+        return;
     }
     enum db_result res;
     long long version = current_version(id, &res);
@@ -94,28 +125,17 @@ void handle_campaigns_get(struct req *r)
         reply_problem(r, PROBLEM_NOT_FOUND, "There is no campaign %s.", id);
         return;
     }
-    char etag[40];
-    etag_of(version, etag, sizeof etag);
-    const char *inm = req_header(r, "If-None-Match");
-    if (etag_matches(inm, etag)) {
-        if (wait > 0 && !r->waited) {
-            /* Unchanged: wait for a change (the worker parks the request). */
-            r->park_seconds = (double)wait;
-            r->park_version = version;
-            snprintf(r->park_campaign, sizeof r->park_campaign, "%s", id);
-            return;
-        }
-        const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
-        reply_empty(r, 304, headers);
+    switch (answer(r, version, wait)) {
+    case ANSWERED:
         return;
-    }
-    char *body;
-    size_t len;
-    if (cache_get(id, version, &body, &len)) {
-        const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
-        reply_bytes(r, 200, "application/json", body, len, headers);
-        free(body);
+    case PARK:
+        /* Unchanged: wait for a change (the worker parks the request). */
+        r->park_seconds = (double)wait;
+        r->park_version = version;
+        snprintf(r->park_campaign, sizeof r->park_campaign, "%s", id);
         return;
+    case RENDER:
+        break;
     }
     struct render out = {NULL, 0};
     read_campaign(r, render, &out);
@@ -124,6 +144,7 @@ void handle_campaigns_get(struct req *r)
         return;
     }
     cache_put(id, out.version, out.body, strlen(out.body));
+    char etag[40];
     etag_of(out.version, etag, sizeof etag);
     const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
     reply_bytes(r, 200, "application/json", out.body, strlen(out.body), headers);

@@ -2,6 +2,8 @@
 #ifndef M44_API_HANDLERS_H
 #define M44_API_HANDLERS_H
 
+#include <stdbool.h>
+
 struct req;
 
 /* api/health.c */
@@ -17,6 +19,9 @@ void handle_rulesets_get(struct req *r);
 void handle_campaigns_create(struct req *r);
 void handle_campaigns_list(struct req *r);
 void handle_campaigns_get(struct req *r);
+/* The same, answered from the campaign's version alone where it can be (304, or the cached
+ * standing); false, with nothing replied, when it needs the handler. */
+bool campaigns_get_by_version(struct req *r, long long version);
 void handle_campaign_role(struct req *r);
 
 /* api/what_if.c, api/battles_*.c, api/victory_events.c, api/reserve_*.c, api/result.c */

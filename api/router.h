@@ -7,12 +7,17 @@
 
 struct req;
 typedef void (*handler_fn)(struct req *r);
+typedef bool (*by_version_fn)(struct req *r, long long version);
 
 struct route {
     const char *method;  /* "GET" or "POST" (HEAD is served by GET routes) */
     const char *pattern; /* segments; "{name}" matches one non-empty segment */
     handler_fn handler;
     bool db; /* runs on a database worker (api/jobs.h), not on the HTTP thread */
+    /* Optional: answers from the campaign's version alone where it can, or returns false
+     * without replying. Such requests have their versions looked up in batches
+     * (api/version_batch.h); the handler runs only when this returns false. */
+    by_version_fn by_version;
 };
 
 /* The table and its size. */

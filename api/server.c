@@ -2,6 +2,7 @@
 
 #include "api/http.h"
 #include "api/jobs.h"
+#include "api/version_batch.h"
 #include "api/waiters.h"
 #include "api/metrics.h"
 #include "api/router.h"
@@ -111,7 +112,10 @@ static void dispatch(struct req *r)
         /* The handler runs on a database worker; this thread goes on serving others. */
         r->suspended = true;
         MHD_suspend_connection(r->conn);
-        jobs_push(r);
+        if (route->by_version)
+            version_batch_push(r);
+        else
+            jobs_push(r);
         return;
     }
     route->handler(r);
@@ -208,8 +212,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 bool http_start(const struct http_options *opts)
 {
     options = *opts;
-    if (!jobs_start(opts->threads) || !waiters_start()) {
+    if (!jobs_start(opts->threads) || !waiters_start() || !version_batch_start()) {
+        version_batch_stop();
         jobs_stop();
+        waiters_stop();
         return false;
     }
     struct addrinfo hints = {.ai_family = AF_UNSPEC,
@@ -246,6 +252,7 @@ bool http_start(const struct http_options *opts)
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
                 opts->host, opts->port);
         waiters_release_all();
+        version_batch_stop();
         jobs_stop();
         waiters_stop();
         return false;
@@ -270,6 +277,7 @@ void http_stop(void)
 {
     if (!daemon_handle)
         return;
+    version_batch_stop();
     jobs_stop();
     MHD_stop_daemon(daemon_handle);
     daemon_handle = NULL;

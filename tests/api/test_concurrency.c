@@ -394,6 +394,93 @@ static void test_long_poll_across_daemons(void)
     CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
 }
 
+/* --- Standing GETs answered in batches (api/version_batch.c) --- */
+
+#define STANDINGS 6
+
+struct standing_arg {
+    const struct daemon *d;
+    const struct camp *camps;
+    const long long *versions;
+    int index, bad; /* requests answered wrongly */
+};
+
+/* Many GETs at once, over the batched version lookup: the current ETag, none, another
+ * campaign's ETag, an unknown campaign and a malformed id; each must get its own answer. */
+static void *standing_thread(void *arg)
+{
+    struct standing_arg *a = arg;
+    for (int round = 0; round < 20; round++) {
+        int k = (a->index + round) % STANDINGS, mode = (a->index + round) % 5;
+        const struct camp *c = &a->camps[k];
+        char path[96], inm[64], etag[40], want[40], other[40];
+        snprintf(want, sizeof want, "\"%lld\"", a->versions[k]);
+        /* Another campaign's current ETag: stale for this one. */
+        snprintf(other, sizeof other, "\"%lld\"", a->versions[(k + 1) % STANDINGS]);
+        snprintf(path, sizeof path, "/api/v1/campaigns/%s",
+                 mode == 3   ? "00000000-0000-4000-8000-00000000beef"
+                 : mode == 4 ? "not-a-campaign"
+                             : c->id);
+        snprintf(inm, sizeof inm, "If-None-Match: %s", mode == 1 ? want : other);
+        const char *headers[] = {inm, NULL};
+        struct http_resp *r =
+            api(a->d, "GET", path, NULL, ANYONE, NULL, mode == 0 ? NULL : headers);
+        const char *id = http_str(r, "id");
+        const char *got = http_header(r, "ETag", etag, sizeof etag);
+        bool ok;
+        switch (mode) {
+        case 1:
+            ok = r->status == 304 && got && strcmp(got, want) == 0;
+            break;
+        case 3:
+        case 4:
+            ok = r->status == 404 && strcmp(http_str(r, "code"), "not-found") == 0;
+            break;
+        default:
+            ok = r->status == 200 && strcmp(id, c->id) == 0 &&
+                 http_int(r, "version") == a->versions[k] && got && strcmp(got, want) == 0;
+        }
+        a->bad += !ok;
+        http_free(r);
+    }
+    return NULL;
+}
+
+static void test_standings_batched(void)
+{
+    struct camp camps[STANDINGS];
+    long long versions[STANDINGS];
+    for (int k = 0; k < STANDINGS; k++) {
+        camps[k] = new_campaign("standard", "server");
+        for (int i = 0; i < k; i++) { /* every campaign at a different version */
+            struct http_resp *r =
+                camp_post(&api_daemon, &camps[k], ORGANIZER, "/rotate-seed", "{}");
+            CU_ASSERT_EQUAL(r->status, 200);
+            http_free(r);
+        }
+        versions[k] = camp_version(&api_daemon, &camps[k]);
+        CU_ASSERT(versions[k] > 0);
+    }
+    /* A daemon of its own: every request here is a new connection, and the closed ones can
+     * outnumber the default --per-ip-limit for a moment. */
+    struct daemon d;
+    const char *args_d[] = {"--per-ip-limit", "4096", NULL};
+    CU_ASSERT_FATAL(daemon_start(&d, api_conninfo, args_d));
+    struct standing_arg args[2 * THREADS];
+    pthread_t t[2 * THREADS];
+    for (int i = 0; i < 2 * THREADS; i++) {
+        args[i] = (struct standing_arg){&d, camps, versions, i, 0};
+        pthread_create(&t[i], NULL, standing_thread, &args[i]);
+    }
+    int bad = 0;
+    for (int i = 0; i < 2 * THREADS; i++) {
+        pthread_join(t[i], NULL);
+        bad += args[i].bad;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
+}
+
 void register_concurrency_tests(void)
 {
     CU_pSuite s = CU_add_suite("idempotency and concurrency", NULL, NULL);
@@ -405,4 +492,5 @@ void register_concurrency_tests(void)
     CU_add_test(s, "two daemons on one database", test_two_daemons);
     CU_add_test(s, "long polling: woken by a change, 304 on timeout", test_long_poll);
     CU_add_test(s, "long polling across daemons", test_long_poll_across_daemons);
+    CU_add_test(s, "32 threads of standing GETs: each its own answer", test_standings_batched);
 }
