@@ -47,6 +47,7 @@ struct req {
     char park_campaign[40];
     long long park_version;
     bool waited;
+    struct req *queued_next; /* while in a queue (api/req_queue.h) */
     void *state;
     void (*free_state)(void *state);
 };

@@ -14,13 +14,10 @@ struct req;
 /* Starts `n` workers. Returns false when a thread cannot be created. */
 bool jobs_start(unsigned n);
 
-/* Queues a suspended request for a worker. */
+/* Queues a suspended request for a worker; once the workers are stopping, answers it 503. */
 void jobs_push(struct req *r);
 
 /* Lets queued requests finish, then stops the workers and closes their connections. */
 void jobs_stop(void);
-
-/* Requests waiting for a worker (for metrics). */
-long jobs_queued(void);
 
 #endif

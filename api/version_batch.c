@@ -2,6 +2,7 @@
 
 #include "api/http.h"
 #include "api/jobs.h"
+#include "api/req_queue.h"
 #include "api/router.h"
 #include "api/write.h"
 #include "campaign/campaign.h"
@@ -14,55 +15,14 @@
 
 #define BATCH_MAX 64
 
-struct node {
-    struct req *r;
-    struct node *next;
-};
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static struct node *head, *tail;
-static bool stopping, running;
+static struct req_queue queue = REQ_QUEUE_INIT;
 static pthread_t thread;
+static bool running;
 
 void version_batch_push(struct req *r)
 {
-    struct node *n = malloc(sizeof *n);
-    pthread_mutex_lock(&lock);
-    if (!n || !running) {
-        pthread_mutex_unlock(&lock);
-        free(n);
-        jobs_push(r); /* the handler does it all */
-        return;
-    }
-    n->r = r;
-    n->next = NULL;
-    if (tail)
-        tail->next = n;
-    else
-        head = n;
-    tail = n;
-    pthread_cond_signal(&cond);
-    pthread_mutex_unlock(&lock);
-}
-
-/* Takes up to BATCH_MAX queued requests; 0 once stopping with none left. */
-static size_t take(struct req **batch)
-{
-    size_t n = 0;
-    pthread_mutex_lock(&lock);
-    while (!head && !stopping)
-        pthread_cond_wait(&cond, &lock);
-    while (head && n < BATCH_MAX) {
-        struct node *x = head;
-        head = x->next;
-        batch[n++] = x->r;
-        free(x);
-    }
-    if (!head)
-        tail = NULL;
-    pthread_mutex_unlock(&lock);
-    return n;
+    if (!req_queue_push(&queue, r))
+        jobs_push(r); /* the thread is not running: the handler does it all */
 }
 
 /* The version of campaign `id` in `res` (rows: id, version), or -1. */
@@ -114,38 +74,24 @@ static void *run(void *arg)
     (void)arg;
     struct req *batch[BATCH_MAX];
     size_t n;
-    while ((n = take(batch)) > 0)
+    while ((n = req_queue_take(&queue, batch, BATCH_MAX)) > 0)
         answer(batch, n);
     return NULL;
 }
 
 bool version_batch_start(void)
 {
-    pthread_mutex_lock(&lock);
-    stopping = false;
+    req_queue_open(&queue);
     running = pthread_create(&thread, NULL, run, NULL) == 0;
-    pthread_mutex_unlock(&lock);
+    if (!running)
+        req_queue_close(&queue);
     return running;
 }
 
 void version_batch_stop(void)
 {
-    pthread_mutex_lock(&lock);
-    bool was = running;
-    stopping = true;
-    pthread_cond_broadcast(&cond);
-    pthread_mutex_unlock(&lock);
-    if (was)
+    req_queue_close(&queue); /* the thread answers what is queued, then ends */
+    if (running)
         pthread_join(thread, NULL);
-    pthread_mutex_lock(&lock);
     running = false;
-    struct node *left = head; /* queued after the thread's last look */
-    head = tail = NULL;
-    pthread_mutex_unlock(&lock);
-    while (left) {
-        struct node *next = left->next;
-        jobs_push(left->r);
-        free(left);
-        left = next;
-    }
 }

@@ -17,10 +17,10 @@ struct req;
 /* Starts the thread. Returns false when it cannot be created. */
 bool version_batch_start(void);
 
-/* Queues a suspended request whose route has by_version. */
+/* Queues a suspended request whose route has by_version (to the workers when stopped). */
 void version_batch_push(struct req *r);
 
-/* Stops the thread; requests still queued go to the database workers. Call before jobs_stop. */
+/* Answers what is queued and stops the thread. Call before jobs_stop. */
 void version_batch_stop(void);
 
 #endif

@@ -1,0 +1,51 @@
+#include "api/req_queue.h"
+
+#include "api/http.h"
+
+void req_queue_open(struct req_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    q->closed = false;
+    pthread_mutex_unlock(&q->lock);
+}
+
+bool req_queue_push(struct req_queue *q, struct req *r)
+{
+    pthread_mutex_lock(&q->lock);
+    bool ok = !q->closed;
+    if (ok) {
+        r->queued_next = NULL;
+        if (q->tail)
+            q->tail->queued_next = r;
+        else
+            q->head = r;
+        q->tail = r;
+        pthread_cond_signal(&q->cond);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return ok;
+}
+
+size_t req_queue_take(struct req_queue *q, struct req **out, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&q->lock);
+    while (!q->head && !q->closed)
+        pthread_cond_wait(&q->cond, &q->lock);
+    while (q->head && n < max) {
+        out[n++] = q->head;
+        q->head = q->head->queued_next;
+    }
+    if (!q->head)
+        q->tail = NULL;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+void req_queue_close(struct req_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    q->closed = true;
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+}
