@@ -28,6 +28,7 @@ void jobs_push(struct req *r)
 static void *worker(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "m44d-db"); /* in top -H, gdb and the tests */
     struct req *r;
     while (req_queue_take(&queue, &r, 1) == 1) {
         r->route->handler(r);

@@ -72,6 +72,7 @@ static void answer(struct req **batch, size_t n)
 static void *run(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "m44d-versions");
     struct req *batch[BATCH_MAX];
     size_t n;
     while ((n = req_queue_take(&queue, batch, BATCH_MAX)) > 0)

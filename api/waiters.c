@@ -172,6 +172,7 @@ static bool poll_batch(struct db *db, long *from)
 static void *poll_loop(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "m44d-waiters");
     struct db *db = db_thread();
     int ticks = 0;
     while (!stop) {

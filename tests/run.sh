@@ -32,7 +32,7 @@ M44_TEST_PGHOST=$(scripts/pg.sh host "$pgdir")
 export M44_TEST_PGHOST
 # Each run replaces the logs; other outputs (e2e screenshots, fuzz findings) stay until their
 # own suite runs again, so `make test-faults` after `make test` keeps the screenshots.
-rm -rf tests/out/logs && mkdir -p tests/out
+rm -rf tests/out/logs && mkdir -p tests/out/logs
 
 failed=()
 
@@ -58,7 +58,9 @@ run_suite() { # mode suite
       "$bdir/fuzz-replay/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" || failed+=("replay-$t/$mode")
     done
   else
-    M44_TEST_BIN=$root/$bin "$bdir/test-bin/$suite" || failed+=("$suite/$mode")
+    # The output is kept, so that the summary can repeat what failed (CI shows the tail).
+    M44_TEST_BIN=$root/$bin "$bdir/test-bin/$suite" 2>&1 | tee "tests/out/logs/$suite-$mode.out" ||
+      failed+=("$suite/$mode")
   fi
 }
 
@@ -82,6 +84,18 @@ fi
 
 step "summary"
 if [ ${#failed[@]} -gt 0 ]; then
+  # Each failed test with its failed assertions, and what valgrind said in a daemon's log.
+  for f in tests/out/logs/*.out; do
+    [ -e "$f" ] || continue
+    awk -v f="$(basename "$f" .out)" '/\.\.\.FAILED/ { print f ": " $0; show = 1; next }
+      show && /^ +[0-9]+\. / { print; next } { show = 0 }' "$f"
+  done
+  for log in tests/out/logs/m44d-*.log; do
+    if grep -q '^==[0-9]*==' "$log" 2>/dev/null; then
+      echo "valgrind in $log:"
+      grep '^==[0-9]*==' "$log" | head -40
+    fi
+  done
   echo "FAILED: ${failed[*]}"
   exit 1
 fi

@@ -263,13 +263,38 @@ static int threads_named(pid_t pid, const char *name)
     return n;
 }
 
+/* The name of process `pid` (its main thread), which its threads have until they name
+ * themselves: "m44d", or valgrind's under valgrind. */
+static void process_name(pid_t pid, char *name, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *f = fopen(path, "r");
+    name[0] = '\0';
+    if (f && fgets(name, (int)len, f))
+        name[strcspn(name, "\n")] = '\0';
+    if (f)
+        fclose(f);
+}
+
 /* --http-threads sizes libmicrohttpd's pool, --threads the database workers: not each other. */
 static void test_thread_options(void)
 {
     struct daemon t;
     const char *args[] = {"--http-threads", "3", "--threads", "5", NULL};
     CU_ASSERT_FATAL(daemon_start(&t, conninfo, args));
+    /* Each thread names itself once it runs, which under valgrind can be after m44d answers
+     * its first request: wait until only the main thread has the process's name. */
+    char main_name[64];
+    process_name(t.pid, main_name, sizeof main_name);
+    CU_ASSERT_FATAL(main_name[0] != '\0');
+    for (int i = 0; i < 100 && threads_named(t.pid, main_name) > 1; i++)
+        tk_sleep_ms(100);
+    CU_ASSERT_EQUAL(threads_named(t.pid, main_name), 1);
     CU_ASSERT_EQUAL(threads_named(t.pid, "MHD-worker"), 3);
+    CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-db"), 5);
+    CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-versions"), 1);
+    CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-waiters"), 1);
     CU_ASSERT_EQUAL(daemon_stop(&t, SIGTERM, 30), 0);
 }
 
