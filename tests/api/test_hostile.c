@@ -86,7 +86,7 @@ static void test_slow_client(void)
     pthread_join(t, NULL);
     CU_ASSERT_TRUE(cut);
     CU_ASSERT(held < 10); /* a 2 s limit, not the 20 s the client wanted */
-    CU_ASSERT(p.ok > 5);
+    CU_ASSERT(p.ok >= 2); /* the others were answered all along (how many: the machine's speed) */
     CU_ASSERT_EQUAL(p.bad, 0);
     CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
 }
@@ -115,12 +115,16 @@ static void test_per_ip_limit(void)
     }
     CU_ASSERT_PTR_NULL(strstr(buf, "200 OK")); /* the 4th connection got no answer */
     close(held[0]);
-    tk_sleep_ms(300);
-    extra = tcp_connect(d.port);
-    CU_ASSERT_FATAL(extra >= 0);
-    CU_ASSERT(write(extra, req, strlen(req)) == (ssize_t)strlen(req));
-    tcp_read_all(extra, buf, sizeof buf, 3000);
-    close(extra);
+    /* Once m44d has seen the close (a moment; longer under valgrind), one more gets in. */
+    for (int i = 0; i < 50 && !strstr(buf, "200 OK"); i++) {
+        tk_sleep_ms(100);
+        buf[0] = '\0';
+        extra = tcp_connect(d.port);
+        CU_ASSERT_FATAL(extra >= 0);
+        CU_ASSERT(write(extra, req, strlen(req)) == (ssize_t)strlen(req));
+        tcp_read_all(extra, buf, sizeof buf, 3000);
+        close(extra);
+    }
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "200 OK"));
     for (int i = 1; i < 3; i++)
         close(held[i]);
