@@ -49,6 +49,25 @@ row() { rows+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
+# CPU time, in clock ticks, of PostgreSQL (the postmaster, its live children, and those that
+# ended: the postmaster reaps them) and of one process. cpu_row LABEL PG0 PG1 M0 M1 N adds a
+# row of the CPU table: milliseconds per request of each.
+TICK_MS=$(awk -v t="$(getconf CLK_TCK)" 'BEGIN { print 1000 / t }')
+pg_ticks() {
+  local pm; pm=$(head -1 "$host/data/postmaster.pid")
+  { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pm/stat"
+    for p in $(pgrep -P "$pm"); do awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || true; done
+  } | awk '{ s += $1 } END { print s }'
+}
+proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+cpu_rows=()
+cpu_row() { # LABEL PG0 PG1 M0 M1 REQUESTS
+  local pg m
+  pg=$(awk -v a="$2" -v b="$3" -v n="$6" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }')
+  m=$([ -n "$4" ] && awk -v a="$4" -v b="$5" -v n="$6" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }' || echo "-")
+  cpu_rows+=("| $1 | $pg | $m |")
+}
+
 echo "== setting up (campaigns through SQL, as the API would leave them)" >&2
 N=60000
 psqlq -d bench -c "SELECT 1" >/dev/null
@@ -82,7 +101,9 @@ FROM campaigns c, generate_series(1, $3) b;
 SQL
 }
 gen_campaigns bench "$N" 1 reserves
-psqlq -d bench -c "ANALYZE"
+# Settled before any measurement: the set-up leaves autovacuum work (new tables, many rows)
+# that would otherwise run during the first rows and count as theirs.
+psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
 # Two sets of roll targets: one for 1 connection, one for 16; each (campaign, side) once. The
 # Allies of every campaign roll first, then the Axis, so that concurrent requests are for
 # different campaigns, as pgbench's clients update different rows.
@@ -121,16 +142,31 @@ pgbench_run() { # CLIENTS SCRIPT [ARGS...] -> "rps=.. p50_ms=.. p99_ms=.."
   local p50 p99
   p50=$(sed -n "$(( n / 2 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
   p99=$(sed -n "$(( n * 99 / 100 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
-  echo "rps=${tps%.*} p50_ms=$p50 p99_ms=$p99"
+  local done_n; done_n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
+  echo "rps=${tps%.*} p50_ms=$p50 p99_ms=$p99 requests=${done_n:-0}"
 }
-PG1=$(pgbench_run 1 pgbench.sql); PG16=$(pgbench_run 16 pgbench.sql)
+# pgbench_cpu LABEL CLIENTS SCRIPT [ARGS...]: pgbench_run, with a row of the CPU table.
+pgbench_cpu() {
+  local label=$1 p0 p1 res; shift
+  p0=$(pg_ticks)
+  res=$(pgbench_run "$@")
+  p1=$(pg_ticks)
+  cpu_row "$label" "$p0" "$p1" "" "" "$(field requests "$res")"
+  echo "$res"
+}
+PG1=$(pgbench_run 1 pgbench.sql)
+pgbench_cpu "pgbench: UPDATE + INSERT in one transaction" 16 pgbench.sql >"$out/pg16.txt"
+PG16=$(cat "$out/pg16.txt")
 
 echo "== m44d: POST reserve-roll" >&2
 PORT=$(free_port)
 start_m44d bench "$PORT" --threads 16 --per-ip-limit 256
 READY_MS_AGAIN=$READY_MS
 M1=$($LG -c 1 -d "$SECS" -p "$out/rolls-1.txt" "127.0.0.1:$PORT")
+P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
 M16=$($LG -c 16 -d "$SECS" -p "$out/rolls-16.txt" "127.0.0.1:$PORT")
+P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
+cpu_row "m44d: POST .../reserve-roll" "$P0" "$P1" "$T0" "$T1" "$(field ok "$M16")"
 row "pgbench: UPDATE + INSERT in one transaction" 1 "$(field rps "$PG1")" "$(field p50_ms "$PG1")" "$(field p99_ms "$PG1")" "baseline"
 row "m44d: POST .../reserve-roll" 1 "$(field rps "$M1")" "$(field p50_ms "$M1")" "$(field p99_ms "$M1")" "$(ratio "$(field rps "$M1")" "$(field rps "$PG1")") × pgbench"
 row "pgbench: UPDATE + INSERT in one transaction" 16 "$(field rps "$PG16")" "$(field p50_ms "$PG16")" "$(field p99_ms "$PG16")" "baseline"
@@ -139,15 +175,27 @@ echo "$M1 / $M16" >"$out/rolls-loadgen.txt"
 
 echo "== pgbench: m44d's own reserve-roll transaction" >&2
 # Campaigns 10001.. (already rolled on by m44d above); pgbench's rolls go to random battles.
-PGM=$(pgbench_run 16 reserve-roll.sql -M prepared)
+pgbench_cpu "pgbench: m44d's reserve-roll SQL" 16 reserve-roll.sql -M prepared >"$out/pgm.txt"
+PGM=$(cat "$out/pgm.txt")
 row "pgbench: m44d's reserve-roll SQL, pipelined as m44d sends it" 16 "$(field rps "$PGM")" "$(field p50_ms "$PGM")" "$(field p99_ms "$PGM")" "$(ratio "$(field rps "$PGM")" "$(field rps "$PG16")") × pgbench"
 # The same without the reads: only the writes a roll cannot do without (the roll, its event-log
 # line, the campaign's version bump), in one round trip. What is left of the 0.5 for m44d.
 awk '/^SELECT /{next} /^\\startpipeline/{if (s++) next} /^\\endpipeline/{if (!e++) next} {print}' \
   bench/reserve-roll.sql >"$out/reserve-roll-writes.sql"
 chmod a+r "$out/reserve-roll-writes.sql"
-PGW=$(pgbench_run 16 reserve-roll-writes.sql -M prepared)
+pgbench_cpu "pgbench: only the writes of m44d's reserve roll" 16 reserve-roll-writes.sql -M prepared >"$out/pgw.txt"
+PGW=$(cat "$out/pgw.txt")
 row "pgbench: only the writes of m44d's reserve roll" 16 "$(field rps "$PGW")" "$(field p50_ms "$PGW")" "$(field p99_ms "$PGW")" "$(ratio "$(field rps "$PGW")" "$(field rps "$PG16")") × pgbench"
+# The writes one at a time, each in a transaction of its own: the roll with its event-log
+# line, then the version bump. Only for the CPU table.
+for part in roll save; do
+  awk -v part="$part" '/^SELECT /{next} /^WITH r AS/ && part != "roll" {next}
+    /^WITH u AS/ && part != "save" {next} /^\\startpipeline/{if (s++) next}
+    /^\\endpipeline/{if (!e++) next} {print}' bench/reserve-roll.sql >"$out/reserve-roll-$part.sql"
+done
+chmod a+r "$out"/reserve-roll-*.sql
+pgbench_cpu "pgbench: the roll's INSERT with its event-log line, alone" 16 reserve-roll-roll.sql -M prepared >/dev/null
+pgbench_cpu "pgbench: the campaign's version bump, alone" 16 reserve-roll-save.sql -M prepared >/dev/null
 
 echo "== GET: bare libmicrohttpd + libpq against m44d" >&2
 # From a settled database: the writes above leave work for autovacuum and the checkpointer,
@@ -203,6 +251,14 @@ pgv=$("$pgbin/postgres" --version)
   echo "| measurement | connections | requests/s | p50 ms | p99 ms | compared |"
   echo "|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
+  echo
+  echo
+  echo "CPU per request at 16 connections, in milliseconds (from /proc: PostgreSQL's server"
+  echo "processes, and m44d's process; the load generators' own CPU is not counted):"
+  echo
+  echo "| measurement | PostgreSQL CPU ms | m44d CPU ms |"
+  echo "|---|---|---|"
+  printf '%s\n' "${cpu_rows[@]}"
   echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
