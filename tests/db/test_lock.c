@@ -96,7 +96,16 @@ static void test_waiting_load_sees_the_writers_battle(void)
     struct load after = {0};
     pthread_t t;
     pthread_create(&t, NULL, load_thread, &after);
-    tk_sleep_ms(300); /* the loader is now waiting for the row lock */
+    /* Wait until the loader is waiting for the row lock (PostgreSQL shows it in pg_locks). */
+    bool waiting = false;
+    for (int i = 0; i < 100 && !waiting; i++) {
+        PGresult *q = PQexec(w, "SELECT count(*) FROM pg_locks WHERE NOT granted");
+        waiting = PQresultStatus(q) == PGRES_TUPLES_OK && atoi(PQgetvalue(q, 0, 0)) > 0;
+        PQclear(q);
+        if (!waiting)
+            tk_sleep_ms(50);
+    }
+    CU_ASSERT_TRUE(waiting);
     CU_ASSERT_EQUAL(after.version, 0);
     CU_ASSERT(run(w, "COMMIT"));
     pthread_join(t, NULL);
