@@ -1,0 +1,180 @@
+/*
+ * bench/reserve-roll.sql is m44d's reserve-roll transaction as pgbench runs it: the statements
+ * m44d sends, with values in place of the parameters. This checks it against the statements
+ * themselves, as PostgreSQL has them prepared (pg_prepared_statements), so that the benchmark
+ * cannot drift from the code.
+ */
+#include "db/migrate.h"
+#include "db/store.h"
+#include "tests/common/testkit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *conninfo;
+static const char *const ID = "6a1c3a4e-0000-4000-8000-0000000000b5";
+
+static int suite_init(void)
+{
+    conninfo = tk_new_database("benchsql");
+    db_init(conninfo);
+    if (db_migrate(db_thread()) < 1)
+        return 1;
+    char sql[900];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, "
+             "player_axis, tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, "
+             "axis_key_hash) VALUES ('%s', 'bench', 'standard', false, 'server', 'A', 'B', 3, 3, "
+             "'\\x00', '\\x01', '\\x02')",
+             ID);
+    PGresult *r = db_exec_sql(db_thread(), sql);
+    PQclear(r);
+    return r ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    db_shutdown();
+    free(conninfo);
+    return 0;
+}
+
+/* The statements of a reserve roll, as campaign/ sends them: lock and load, the battle's rolls
+ * and choices, the roll with its event-log line, the version bump. */
+static enum db_tx roll_statements(struct db *db, void *arg)
+{
+    (void)arg;
+    PGresult *r = db_campaign_get(db, ID, true);
+    if (!r || PQntuples(r) != 1) {
+        PQclear(r);
+        return DB_TX_ERROR;
+    }
+    char version[24];
+    snprintf(version, sizeof version, "%s", PQgetvalue(r, 0, 6));
+    PQclear(r);
+    r = db_battle_detail(db, ID, "1");
+    PQclear(r);
+    if (!r)
+        return DB_TX_ERROR;
+    const char *roll[] = {
+        ID,   "1",      "allies", "reserve", "1", "server", "x", "1", "{infantry,grenade}",
+        "[]", "allies", "roll",   "{}"};
+    const char *save[] = {ID, "2", "1", "3", "3", "active", NULL, version};
+    return db_roll_insert(db, roll) && db_campaign_save(db, save) ? DB_TX_OK : DB_TX_ERROR;
+}
+
+static bool is_param(const char *p)
+{
+    return p[0] == '$' && p[1] >= '0' && p[1] <= '9';
+}
+
+/* Whether `s` is `pattern`, where each "$N" of the pattern stands for one or more characters. */
+static bool matches(const char *pattern, const char *s)
+{
+    while (*pattern && !is_param(pattern)) {
+        if (*pattern++ != *s++)
+            return false;
+    }
+    if (!*pattern)
+        return !*s;
+    pattern++;
+    while (*pattern >= '0' && *pattern <= '9')
+        pattern++;
+    size_t n = strlen(s);
+    for (size_t k = 1; k <= n; k++)
+        if (matches(pattern, s + k))
+            return true;
+    return false;
+}
+
+/* The statement of bench/reserve-roll.sql that starts with `start`, without its ';', with the
+ * timestamp format as m44d writes it (the file spells "HH24:MI:SS" as HH24"h"MI"m"SS, since
+ * pgbench would read ":MI" as a variable). NULL if there is none. */
+static char *bench_statement(const char *file, const char *start)
+{
+    const char *at = strstr(file, start);
+    while (at && at != file && at[-1] != '\n')
+        at = strstr(at + 1, start);
+    if (!at)
+        return NULL;
+    size_t n = strcspn(at, "\n");
+    char *line = strndup(at, n);
+    if (n && line[n - 1] == ';')
+        line[n - 1] = '\0';
+    const char *from = "HH24\"h\"MI\"m\"SS", *to = "HH24:MI:SS";
+    for (char *p; (p = strstr(line, from));)
+        memmove(p + strlen(to), p + strlen(from), strlen(p + strlen(from)) + 1),
+            memcpy(p, to, strlen(to));
+    return line;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void test_bench_sql_is_m44d_sql(void)
+{
+    CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), roll_statements, NULL), DB_OK);
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/reserve-roll.sql", tk_env("M44_ROOT"));
+    char *file = slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+    const struct {
+        const char *name, *start;
+    } statements[] = {
+        {"campaign_lock", "SELECT c.id, "},
+        {"battle_detail", "SELECT n, side, "},
+        {"roll_insert", "WITH r AS (INSERT INTO rolls "},
+        {"campaign_save", "WITH u AS (UPDATE campaigns "},
+    };
+    for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT statement FROM pg_prepared_statements WHERE name = '%s'",
+                 statements[i].name);
+        PGresult *r = db_exec_sql(db_thread(), sql);
+        CU_ASSERT_FATAL(r && PQntuples(r) == 1);
+        char *bench = bench_statement(file, statements[i].start);
+        bool ok = bench && matches(PQgetvalue(r, 0, 0), bench);
+        if (!ok)
+            fprintf(stderr,
+                    "\nbench/reserve-roll.sql differs from m44d's %s:\n  m44d:  %s\n  bench: %s\n",
+                    statements[i].name, PQgetvalue(r, 0, 0), bench ? bench : "(missing)");
+        CU_ASSERT_TRUE(ok);
+        free(bench);
+        PQclear(r);
+    }
+    free(file);
+}
+
+/* The matcher itself: a parameter stands for something, never for nothing. */
+static void test_matcher(void)
+{
+    CU_ASSERT_TRUE(matches("a = $1::uuid", "a = md5('x')::uuid"));
+    CU_ASSERT_TRUE(matches("($1, $2)", "(1, 'b')"));
+    CU_ASSERT_FALSE(matches("a = $1::uuid", "a = ::uuid"));
+    CU_ASSERT_FALSE(matches("a = $1::uuid", "a = 1::int"));
+    CU_ASSERT_TRUE(matches("SELECT $1", "SELECT 1 FROM t"));
+    CU_ASSERT_FALSE(matches("SELECT $1", "SELECT "));
+    CU_ASSERT_FALSE(matches("SELECT 1", "SELECT 12"));
+    CU_ASSERT_FALSE(matches("x $1 y", "x 1 z"));
+}
+
+void register_bench_sql_tests(void)
+{
+    CU_pSuite s = CU_add_suite("bench/reserve-roll.sql", suite_init, suite_clean);
+    CU_add_test(s, "the parameter matcher", test_matcher);
+    CU_add_test(s, "its statements are m44d's, with values for the parameters",
+                test_bench_sql_is_m44d_sql);
+}
