@@ -60,12 +60,13 @@ pg_ticks() {
   } | awk '{ s += $1 } END { print s }'
 }
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
+  if [ -z "$1" ]; then echo "-"; return; fi
+  awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }'
+}
 cpu_rows=()
 cpu_row() { # LABEL PG0 PG1 M0 M1 REQUESTS
-  local pg m
-  pg=$(awk -v a="$2" -v b="$3" -v n="$6" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }')
-  m=$([ -n "$4" ] && awk -v a="$4" -v b="$5" -v n="$6" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }' || echo "-")
-  cpu_rows+=("| $1 | $pg | $m |")
+  cpu_rows+=("| $1 | $(ms_per "$2" "$3" "$6") | $(ms_per "$4" "$5" "$6") |")
 }
 
 echo "== setting up (campaigns through SQL, as the API would leave them)" >&2

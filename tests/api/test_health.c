@@ -182,19 +182,11 @@ static void test_metrics(void)
     http_free(r);
 }
 
+/* A daemon's log; "" when it cannot be read. */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
+    char *s = tk_slurp(path);
+    return s ? s : strdup("");
 }
 
 static void test_request_log_lines(void)
@@ -240,6 +232,18 @@ static void test_json_log_format(void)
     free(log);
 }
 
+/* The first line of `path` (a /proc "comm" file: a thread's name) into `buf`; "" if none. */
+static const char *first_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
+    if (f && fgets(buf, (int)len, f))
+        buf[strcspn(buf, "\n")] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
 /* The number of threads of process `pid` named `name`. */
 static int threads_named(pid_t pid, const char *name)
 {
@@ -248,33 +252,13 @@ static int threads_named(pid_t pid, const char *name)
     DIR *dir = opendir(dir_path);
     int n = 0;
     for (struct dirent *e; dir && (e = readdir(dir));) {
-        char path[384], comm[64] = "";
+        char path[384], comm[64];
         snprintf(path, sizeof path, "%s/%s/comm", dir_path, e->d_name);
-        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
-        if (f && fgets(comm, sizeof comm, f)) {
-            comm[strcspn(comm, "\n")] = '\0';
-            n += strcmp(comm, name) == 0;
-        }
-        if (f)
-            fclose(f);
+        n += e->d_name[0] != '.' && strcmp(first_line(path, comm, sizeof comm), name) == 0;
     }
     if (dir)
         closedir(dir);
     return n;
-}
-
-/* The name of process `pid` (its main thread), which its threads have until they name
- * themselves: "m44d", or valgrind's under valgrind. */
-static void process_name(pid_t pid, char *name, size_t len)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-    FILE *f = fopen(path, "r");
-    name[0] = '\0';
-    if (f && fgets(name, (int)len, f))
-        name[strcspn(name, "\n")] = '\0';
-    if (f)
-        fclose(f);
 }
 
 /* --http-threads sizes libmicrohttpd's pool, --threads the database workers: not each other. */
@@ -285,8 +269,9 @@ static void test_thread_options(void)
     CU_ASSERT_FATAL(daemon_start(&t, conninfo, args));
     /* Each thread names itself once it runs, which under valgrind can be after m44d answers
      * its first request: wait until only the main thread has the process's name. */
-    char main_name[64];
-    process_name(t.pid, main_name, sizeof main_name);
+    char path[64], main_name[64]; /* "m44d", or valgrind's under valgrind */
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)t.pid);
+    first_line(path, main_name, sizeof main_name);
     CU_ASSERT_FATAL(main_name[0] != '\0');
     for (int i = 0; i < 100 && threads_named(t.pid, main_name) > 1; i++)
         tk_sleep_ms(100);

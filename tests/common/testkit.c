@@ -90,6 +90,22 @@ const char *tk_out_path(const char *name, char *buf, size_t len)
     return buf;
 }
 
+char *tk_slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = s ? fread(s, 1, (size_t)n, f) : 0;
+    if (s)
+        s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
 void tk_sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};

@@ -26,6 +26,9 @@ bool tk_pg(const char *action);
 /* Path of a file under the test output directory (tests/out); the directory is created. */
 const char *tk_out_path(const char *name, char *buf, size_t len);
 
+/* The whole of a file as a string (caller frees), or NULL when it cannot be read. */
+char *tk_slurp(const char *path);
+
 /* Sleeps for `ms` milliseconds. */
 void tk_sleep_ms(long ms);
 

@@ -4,9 +4,9 @@
  * themselves, as PostgreSQL has them prepared (pg_prepared_statements), so that the benchmark
  * cannot drift from the code.
  */
-#include "db/migrate.h"
 #include "db/store.h"
 #include "tests/common/testkit.h"
+#include "tests/db/fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,27 +17,12 @@ static const char *const ID = "6a1c3a4e-0000-4000-8000-0000000000b5";
 
 static int suite_init(void)
 {
-    conninfo = tk_new_database("benchsql");
-    db_init(conninfo);
-    if (db_migrate(db_thread()) < 1)
-        return 1;
-    char sql[900];
-    snprintf(sql, sizeof sql,
-             "INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, "
-             "player_axis, tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, "
-             "axis_key_hash) VALUES ('%s', 'bench', 'standard', false, 'server', 'A', 'B', 3, 3, "
-             "'\\x00', '\\x01', '\\x02')",
-             ID);
-    PGresult *r = db_exec_sql(db_thread(), sql);
-    PQclear(r);
-    return r ? 0 : 1;
+    return (conninfo = fixture_campaign("benchsql", ID)) ? 0 : 1;
 }
 
 static int suite_clean(void)
 {
-    db_shutdown();
-    free(conninfo);
-    return 0;
+    return fixture_end(&conninfo);
 }
 
 /* The statements of a reserve roll, as campaign/ sends them: lock and load, the battle's rolls
@@ -102,26 +87,12 @@ static char *bench_statement(const char *file, const char *start)
     char *line = strndup(at, n);
     if (n && line[n - 1] == ';')
         line[n - 1] = '\0';
-    const char *from = "HH24\"h\"MI\"m\"SS", *to = "HH24:MI:SS";
-    for (char *p; (p = strstr(line, from));)
-        memmove(p + strlen(to), p + strlen(from), strlen(p + strlen(from)) + 1),
-            memcpy(p, to, strlen(to));
+    const char *from = "HH24\"h\"MI\"m\"SS", *to = "HH24:MI:SS"; /* `to` is shorter */
+    for (char *p; (p = strstr(line, from));) {
+        memcpy(p, to, strlen(to));
+        memmove(p + strlen(to), p + strlen(from), strlen(p + strlen(from)) + 1);
+    }
     return line;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
 }
 
 static void test_bench_sql_is_m44d_sql(void)
@@ -129,7 +100,7 @@ static void test_bench_sql_is_m44d_sql(void)
     CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), roll_statements, NULL), DB_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/bench/reserve-roll.sql", tk_env("M44_ROOT"));
-    char *file = slurp(path);
+    char *file = tk_slurp(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(file);
     const struct {
         const char *name, *start;

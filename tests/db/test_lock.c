@@ -1,7 +1,7 @@
 /* Loading a campaign under its row lock, with a concurrent writer: never a stale load. */
-#include "db/migrate.h"
 #include "db/store.h"
 #include "tests/common/testkit.h"
+#include "tests/db/fixture.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -13,27 +13,12 @@ static const char *const ID = "6a1c3a4e-0000-4000-8000-000000000001";
 
 static int suite_init(void)
 {
-    conninfo = tk_new_database("lock");
-    db_init(conninfo);
-    if (db_migrate(db_thread()) < 1)
-        return 1;
-    char sql[900];
-    snprintf(sql, sizeof sql,
-             "INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, "
-             "player_axis, tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, "
-             "axis_key_hash) VALUES ('%s', 'lock', 'standard', false, 'server', 'A', 'B', 2, 2, "
-             "'\\x00', '\\x01', '\\x02')",
-             ID);
-    PGresult *r = db_exec_sql(db_thread(), sql);
-    PQclear(r);
-    return r ? 0 : 1;
+    return (conninfo = fixture_campaign("lock", ID)) ? 0 : 1;
 }
 
 static int suite_clean(void)
 {
-    db_shutdown();
-    free(conninfo);
-    return 0;
+    return fixture_end(&conninfo);
 }
 
 struct load {

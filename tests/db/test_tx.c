@@ -1,5 +1,6 @@
 #include "db/db.h"
 #include "tests/common/testkit.h"
+#include "tests/db/fixture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,7 @@ static int suite_init(void)
 
 static int suite_clean(void)
 {
-    db_shutdown();
-    free(conninfo);
-    return 0;
+    return fixture_end(&conninfo);
 }
 
 static long count_rows(void)
