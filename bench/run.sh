@@ -60,6 +60,14 @@ pg_ticks() {
   } | awk '{ s += $1 } END { print s }'
 }
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+pg_children() { pgrep -c -P "$(head -1 "$host/data/postmaster.pid")"; }
+# Waits (at most 5 s) until PostgreSQL has no more server processes than $1: the backends of a
+# client that just left may still be ending, and one that ends between pg_ticks' two reads
+# (the postmaster's, then its children's) would be counted in neither.
+pg_settle() {
+  local i
+  for i in $(seq 100); do [ "$(pg_children)" -le "$1" ] && return; sleep 0.05; done
+}
 ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
   if [ -z "$1" ]; then echo "-"; return; fi
   awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }'
@@ -148,9 +156,11 @@ pgbench_run() { # CLIENTS SCRIPT [ARGS...] -> "rps=.. p50_ms=.. p99_ms=.."
 }
 # pgbench_cpu LABEL CLIENTS SCRIPT [ARGS...]: pgbench_run, with a row of the CPU table.
 pgbench_cpu() {
-  local label=$1 p0 p1 res; shift
+  local label=$1 p0 p1 res n0; shift
+  n0=$(pg_children)
   p0=$(pg_ticks)
   res=$(pgbench_run "$@")
+  pg_settle "$n0"
   p1=$(pg_ticks)
   cpu_row "$label" "$p0" "$p1" "" "" "$(field requests "$res")"
   echo "$res"
