@@ -89,13 +89,14 @@ $(B)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)
 	@$(CC) $(WARN) -O1 -o $@ $<
 
-$(B)/gen/embedded_migrations.c: $(B)/tools/embed $(MIGRATIONS)
+# The directories too: a file taken out changes only its directory.
+$(B)/gen/embedded_migrations.c: $(B)/tools/embed $(MIGRATIONS) db/migrations
 	@mkdir -p $(@D)
 	@$(B)/tools/embed embedded_migrations db/migrations $@ $(MIGRATIONS)
-$(B)/gen/embedded_rulesets.c: $(B)/tools/embed $(RULESETS)
+$(B)/gen/embedded_rulesets.c: $(B)/tools/embed $(RULESETS) rules/data
 	@mkdir -p $(@D)
 	@$(B)/tools/embed embedded_rulesets rules/data $@ $(RULESETS)
-$(B)/gen/embedded_web.c: $(B)/tools/embed $(WEB)
+$(B)/gen/embedded_web.c: $(B)/tools/embed $(WEB) web-static
 	@mkdir -p $(@D)
 	@$(B)/tools/embed embedded_web web-static $@ $(WEB)
 $(B)/gen/embedded_openapi.c: $(B)/tools/embed $(OPENAPI)

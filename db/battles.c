@@ -9,10 +9,10 @@ static struct db_statement st_insert = {
     9, 0};
 static struct db_statement st_update = {
     "battle_update",
-    "WITH u AS (UPDATE battles SET phase = $3, winner = $4, medals_allies = $5::int, "
+    "WITH u AS (UPDATE battles SET phase = $3::text, winner = $4, medals_allies = $5::int, "
     "medals_axis = $6::int, undeployed_allies = $7::int, undeployed_axis = $8::int, "
     "objective_allies = $9::int, objective_axis = $10::int, "
-    "finished_at = CASE WHEN $3 = 'finished' THEN now() END "
+    "finished_at = CASE WHEN $3::text = 'finished' THEN now() END "
     "WHERE campaign_id = $1::uuid AND number = $2::int RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'battle_update') FROM u",
     10, 0};

@@ -51,8 +51,9 @@ static struct db_statement st_lock = {"campaign_lock",
 static struct db_statement st_save = {
     "campaign_save",
     "WITH u AS (UPDATE campaigns SET version = version + 1, next_roll = $2::int, "
-    "seed_epoch = $3::int, tokens_allies = $4::int, tokens_axis = $5::int, status = $6, "
-    "winner = $7, finished_at = CASE WHEN $6 = 'finished' THEN coalesce(finished_at, now()) END "
+    "seed_epoch = $3::int, tokens_allies = $4::int, tokens_axis = $5::int, status = $6::text, "
+    "winner = $7, finished_at = CASE WHEN $6::text = 'finished' THEN coalesce(finished_at, now()) "
+    "END "
     "WHERE id = $1::uuid AND version = $8::bigint RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'campaign_save') FROM u",
     8, 0};
