@@ -7,6 +7,7 @@ static struct db_statement st_insert = {
     "cards_axis, medals_to_win, commissar, phase) VALUES ($1::uuid, $2::int, $3, $4, $5::int, "
     "$6::int, $7::int, $8, $9)",
     9, 0};
+/* $3, the phase, is typed where it is used (see campaign_save in campaigns.c). */
 static struct db_statement st_update = {
     "battle_update",
     "WITH u AS (UPDATE battles SET phase = $3::text, winner = $4, medals_allies = $5::int, "

@@ -48,12 +48,14 @@ static struct db_statement st_lock = {"campaign_lock",
                                       ", (SELECT s.version FROM campaigns s WHERE s.id = c.id) "
                                       "FROM campaigns c WHERE c.id = $1::uuid FOR UPDATE OF c",
                                       1, 0};
+/* $6, the status, is typed where it is used: used twice untyped, PostgreSQL would deduce two
+ * types for it (the column's domain, and text). */
 static struct db_statement st_save = {
     "campaign_save",
     "WITH u AS (UPDATE campaigns SET version = version + 1, next_roll = $2::int, "
     "seed_epoch = $3::int, tokens_allies = $4::int, tokens_axis = $5::int, status = $6::text, "
-    "winner = $7, finished_at = CASE WHEN $6::text = 'finished' THEN coalesce(finished_at, now()) "
-    "END "
+    "winner = $7, "
+    "finished_at = CASE WHEN $6::text = 'finished' THEN coalesce(finished_at, now()) END "
     "WHERE id = $1::uuid AND version = $8::bigint RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'campaign_save') FROM u",
     8, 0};
