@@ -16,8 +16,8 @@
     "INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, cards_axis, " \
     "medals_to_win, phase) VALUES ('" ID "', 1, 'Pegasus Bridge', 'allies', 5, 5, 6, 'setup')"
 
-/* A statement with one value left open (the %s in it), a value it must take and one it must refuse;
- * `setup` runs first in the same transaction. */
+/* A statement with one value left open (the %s in it), a value it must take and one it must
+ * refuse; `setup` runs first in the same transaction. */
 struct check_case {
     const char *what, *setup, *sql, *good, *bad;
 };
@@ -90,8 +90,8 @@ static const struct check_case cases[] = {
      "'admin'"},
 };
 
-/* Runs setup and the statement with `value` in a transaction that is then rolled back;
- * returns the statement's SQLSTATE ("" when it succeeded). */
+/* Runs setup and the statement with `value` in a transaction that is then rolled back, and
+ * puts the statement's SQLSTATE in `state` ("" when it succeeded). */
 static void try_value(PGconn *c, const struct check_case *k, const char *value, char *state,
                       size_t len)
 {
