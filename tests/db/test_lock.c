@@ -49,14 +49,6 @@ static void *load_thread(void *arg)
     return NULL;
 }
 
-static bool run(PGconn *c, const char *sql)
-{
-    PGresult *r = PQexec(c, sql);
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
-    PQclear(r);
-    return ok;
-}
-
 /* Another transaction holds the row, adds a battle and bumps the version; the locked load
  * waits for it and then sees both the new version and the new battle. */
 static void test_waiting_load_sees_the_writers_battle(void)
@@ -66,17 +58,17 @@ static void test_waiting_load_sees_the_writers_battle(void)
     PGconn *w = PQconnectdb(conninfo);
     CU_ASSERT_FATAL(PQstatus(w) == CONNECTION_OK);
     char sql[400];
-    CU_ASSERT(run(w, "BEGIN"));
+    CU_ASSERT(fixture_sql(w, "BEGIN"));
     snprintf(sql, sizeof sql, "SELECT 1 FROM campaigns WHERE id = '%s' FOR UPDATE", ID);
-    CU_ASSERT(run(w, sql));
+    CU_ASSERT(fixture_sql(w, sql));
     snprintf(sql, sizeof sql,
              "INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, "
              "cards_axis, medals_to_win, phase) VALUES ('%s', %zu, 'S', 'allies', 4, 4, 4, "
              "'setup')",
              ID, before.battles + 1);
-    CU_ASSERT(run(w, sql));
+    CU_ASSERT(fixture_sql(w, sql));
     snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 1 WHERE id = '%s'", ID);
-    CU_ASSERT(run(w, sql));
+    CU_ASSERT(fixture_sql(w, sql));
 
     struct load after = {0};
     pthread_t t;
@@ -92,7 +84,7 @@ static void test_waiting_load_sees_the_writers_battle(void)
     }
     CU_ASSERT_TRUE(waiting);
     CU_ASSERT_EQUAL(after.version, 0);
-    CU_ASSERT(run(w, "COMMIT"));
+    CU_ASSERT(fixture_sql(w, "COMMIT"));
     pthread_join(t, NULL);
     PQfinish(w);
     CU_ASSERT_EQUAL(after.version, before.version + 1);
