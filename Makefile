@@ -2,7 +2,9 @@
 #   make            build bin/m44d and bin/m44
 #   make run        start m44d with a private PostgreSQL under var/ (or $DATABASE_URL)
 #   make stop       stop that private PostgreSQL
-#   make test       install what is missing, then run every test suite (see tests/run.sh)
+#   make test       install what is missing (scripts/deps.sh test), check it (scripts/check-deps.sh),
+#                   then run every test suite (see tests/run.sh)
+#   make test-fresh the README's `make test` on a bare Debian 12 root (debootstrap + chroot)
 #   make lint       clang-format check and cppcheck
 # MODE=asan builds everything with AddressSanitizer + UndefinedBehaviorSanitizer into build/asan.
 
@@ -53,10 +55,11 @@ RULESETS   := $(sort $(wildcard rules/data/*.json))
 WEB        := $(sort $(wildcard web-static/*.*))
 OPENAPI    := api/openapi.json
 
-FUZZ_TARGETS := bodies ruleset choice router config
+# One per tests/fuzz/fuzz_<target>.c; tests/run.sh and scripts/fuzz.sh list them the same way.
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all run stop test test-faults valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
+.PHONY: all run stop test test-faults test-fresh valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -132,7 +135,7 @@ fuzz:
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh run
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -141,11 +144,19 @@ run: deps
 stop:
 	@scripts/pg.sh stop var/pg
 
-test: deps
+# Each target installs its own profile of scripts/packages.sh; deps.sh then checks it.
+test:
+	@scripts/deps.sh test
 	@tests/run.sh
 
-test-faults: deps
+test-faults:
+	@scripts/deps.sh faults
 	@tests/run.sh faults
+
+# The README's `make test` in a fresh clone on a bare Debian 12 root (opt-in: ~15 minutes).
+test-fresh:
+	@scripts/deps.sh fresh
+	@scripts/test-fresh.sh
 
 # Benchmarks: baselines (pgbench, a bare libmicrohttpd + libpq server) against m44d, side by side.
 bench-bins: $(B)/bench/loadgen $(B)/bench/bare
@@ -161,7 +172,8 @@ bench:
 	@bench/run.sh
 
 # The API tests with every m44d they start running under valgrind: no error, no definite leak.
-valgrind: deps
+valgrind:
+	@scripts/deps.sh valgrind
 	@M44_TEST_WRAPPER="valgrind --quiet --error-exitcode=99 --leak-check=full \
 	  --errors-for-leak-kinds=definite --show-leak-kinds=definite --num-callers=30 \
 	  --suppressions=$(CURDIR)/tests/valgrind.supp" tests/run.sh api

@@ -1,28 +1,27 @@
 #!/usr/bin/env bash
-# Installs the Debian packages m44d needs, when they are missing. Idempotent and quiet when
+# Installs the Debian packages a make target needs (scripts/packages.sh), when they are missing,
+# then checks that everything is there (scripts/check-deps.sh). Idempotent; quiet when
 # everything is present.
-#   scripts/deps.sh [run|test|bench|fuzz]...   (default: run)
+#   scripts/deps.sh [PROFILE]...   run (default), test, faults, valgrind, fuzz, bench, fresh
 set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/packages.sh
 
 declare -A want=()
-add() { for p in "$@"; do want[$p]=1; done; }
-
 profiles=("$@")
 [ ${#profiles[@]} -gt 0 ] || profiles=(run)
 for profile in "${profiles[@]}"; do
-  case "$profile" in
-    run)   add make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev \
-               postgresql util-linux passwd ;;
-    test)  add make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev \
-               postgresql util-linux passwd libcunit1-dev libcurl4-openssl-dev curl procps \
-               chromium nodejs npm valgrind clang libclang-rt-14-dev git ;;
-    bench) add make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev \
-               postgresql postgresql-contrib util-linux passwd curl procps libcurl4-openssl-dev ;;
-    fuzz)  add make clang libclang-rt-14-dev libmicrohttpd-dev libjansson-dev libpq-dev \
-               libsodium-dev ;;
-    *) echo "deps.sh: unknown profile '$profile' (run, test, bench, fuzz)" >&2; exit 2 ;;
-  esac
+  if [ -z "${PROFILE[$profile]+x}" ]; then
+    echo "deps.sh: unknown profile '$profile' (${!PROFILE[*]})" >&2; exit 2
+  fi
+  for p in ${PROFILE[$profile]}; do want[$p]=1; done
 done
+
+check_all() {
+  local rc=0
+  for profile in "${profiles[@]}"; do scripts/check-deps.sh "$profile" || rc=1; done
+  return $rc
+}
 
 installed() {
   dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'
@@ -35,7 +34,7 @@ for p in "${!want[@]}"; do
   if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
   installed "$p" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && { check_all; exit; }
 
 IFS=$'\n' missing=($(sort <<<"${missing[*]}")); unset IFS
 echo "deps.sh: installing missing packages: ${missing[*]}" >&2
@@ -60,3 +59,4 @@ if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log" 2>&1;
 fi
 rm -f "$log"
 echo "deps.sh: installed ${#missing[@]} package(s)" >&2
+check_all

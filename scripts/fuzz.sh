@@ -7,14 +7,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
-targets=(bodies ruleset choice router config)
+targets=()
+for f in tests/fuzz/fuzz_*.c; do t=$(basename "$f" .c); targets+=("${t#fuzz_}"); done
 out=tests/out/fuzz
 rm -rf "$out"
 mkdir -p "$out"
 pids=()
 for t in "${targets[@]}"; do
   work=tests/fuzz/corpus-work/$t
-  mkdir -p "$work" tests/fuzz/regressions/"$t"
+  mkdir -p "$work"
   build/fuzz/fuzz-bin/"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$out/$t-" "$work" "tests/fuzz/corpus/$t" \
     "tests/fuzz/regressions/$t" >"$out/$t.log" 2>&1 &

@@ -54,7 +54,8 @@ run_suite() { # mode suite
     M44_TEST_BIN=$root/$bin tests/e2e/run.sh || failed+=("$suite/$mode")
   elif [ "$suite" = replay ]; then
     # The fuzz corpora and every crash ever found, through each fuzz target.
-    for t in bodies ruleset choice router config; do
+    for f in tests/fuzz/fuzz_*.c; do
+      t=$(basename "$f" .c); t=${t#fuzz_}
       "$bdir/fuzz-replay/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" || failed+=("replay-$t/$mode")
     done
   else
@@ -82,19 +83,27 @@ if [ $full -eq 1 ] && [ -z "${M44_TEST_SKIP_ASAN:-}" ]; then
   done
 fi
 
+# A daemon's own report (valgrind under `make valgrind`, the sanitizers in the asan pass) fails
+# the run wherever the daemon was started, a suite's set-up and tear-down included.
+step "daemon logs"
+reports=0
+for log in tests/out/logs/m44d-*.log; do
+  [ -e "$log" ] || continue
+  if grep -qE '^==[0-9]+==|ERROR: (Address|Leak)Sanitizer|runtime error: ' "$log"; then
+    echo "a report in $log:"
+    grep -E '^==[0-9]+==|ERROR: (Address|Leak)Sanitizer|runtime error: |^    #[0-9]+ ' "$log" | head -60
+    reports=$((reports + 1))
+  fi
+done
+if [ $reports -gt 0 ]; then failed+=("daemon-reports"); else echo "no valgrind or sanitizer report in any daemon's log"; fi
+
 step "summary"
 if [ ${#failed[@]} -gt 0 ]; then
-  # Each failed test with its failed assertions, and what valgrind said in a daemon's log.
+  # Each failed test with its failed assertions (daemons' reports are printed above).
   for f in tests/out/logs/*.out; do
     [ -e "$f" ] || continue
     awk -v f="$(basename "$f" .out)" '/\.\.\.FAILED/ { print f ": " $0; show = 1; next }
       show && /^ +[0-9]+\. / { print; next } { show = 0 }' "$f"
-  done
-  for log in tests/out/logs/m44d-*.log; do
-    if grep -q '^==[0-9]*==' "$log" 2>/dev/null; then
-      echo "valgrind in $log:"
-      grep '^==[0-9]*==' "$log" | head -40
-    fi
   done
   echo "FAILED: ${failed[*]}"
   exit 1

@@ -18,15 +18,25 @@ int tk_run(const char *program, const tk_register_fn *registers, int n)
         return 2;
     for (int i = 0; i < n; i++)
         registers[i]();
+    unsigned registered = CU_get_registry()->uiNumberOfTests;
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    unsigned run = CU_get_number_of_tests_run();
-    unsigned failed_tests = CU_get_number_of_tests_failed();
+    const CU_RunSummary *sum = CU_get_run_summary();
+    unsigned run = sum->nTestsRun, failed_tests = sum->nTestsFailed;
+    unsigned failures = sum->nAssertsFailed, records = sum->nFailureRecords;
+    unsigned suites_failed = sum->nSuitesFailed;
+    /* A suite whose set-up or tear-down failed leaves a failure record but no failed
+     * assertion, and the tests of a suite that could not be set up never run: both fail. */
+    unsigned not_run = registered > run ? registered - run : 0;
     CU_cleanup_registry();
-    printf("\n%s: %u tests run, %u failed (%u failed assertions)\n", program, run, failed_tests,
+    printf("\n%s: %u tests run, %u failed (%u failed assertions)", program, run, failed_tests,
            failures);
-    return (failures || failed_tests || run == 0) ? 1 : 0;
+    if (suites_failed || records > failures || not_run)
+        printf("; %u suite set-up or tear-down failure(s), %u test(s) never run", suites_failed,
+               not_run);
+    printf("\n");
+    bool bad = failures || failed_tests || records || suites_failed || not_run || run == 0;
+    return bad ? 1 : 0;
 }
 
 const char *tk_env(const char *name)

@@ -3,6 +3,8 @@
  * ever found (tests/fuzz/regressions/<target>/), as a regression test in `make test` (under
  * AddressSanitizer + UndefinedBehaviorSanitizer there).
  *   replay FILE|DIR...
+ * A path that does not exist fails the run (a misspelt directory would otherwise replay
+ * nothing and pass). In a directory, dot files and README* are not inputs.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -39,26 +41,36 @@ int main(int argc, char **argv)
     int files = 0, rc = 0;
     for (int i = 1; i < argc; i++) {
         struct stat st;
-        if (stat(argv[i], &st) != 0)
+        if (stat(argv[i], &st) != 0) {
+            perror(argv[i]);
+            rc = 1;
             continue;
+        }
         if (!S_ISDIR(st.st_mode)) {
             rc |= run_file(argv[i]);
             files++;
             continue;
         }
         DIR *d = opendir(argv[i]);
+        if (!d) {
+            perror(argv[i]);
+            rc = 1;
+            continue;
+        }
         struct dirent *e;
-        while (d && (e = readdir(d))) {
-            if (e->d_name[0] == '.')
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.' || strncmp(e->d_name, "README", 6) == 0)
                 continue;
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
             rc |= run_file(path);
             files++;
         }
-        if (d)
-            closedir(d);
+        closedir(d);
     }
-    printf("%s: %d inputs replayed, no crash\n", argv[0], files);
+    if (rc)
+        printf("%s: %d inputs replayed; FAILED (see above)\n", argv[0], files);
+    else
+        printf("%s: %d inputs replayed, no crash\n", argv[0], files);
     return rc;
 }

@@ -1,16 +1,23 @@
-/* Unit tests: configuration, router, error helper, OpenAPI document, standings cache. */
+/* Unit tests: configuration, router, error helper, OpenAPI document, standings cache, and the
+ * test runner itself. */
 #include "tests/common/testkit.h"
+
+#include <string.h>
 
 void register_config_tests(void);
 void register_router_tests(void);
 void register_problem_tests(void);
 void register_openapi_tests(void);
 void register_cache_tests(void);
+void register_testkit_tests(void);
+int testkit_child(const char *which);
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--testkit-child") == 0)
+        return testkit_child(argv[2]); /* see test_testkit.c */
     const tk_register_fn suites[] = {register_config_tests, register_router_tests,
                                      register_problem_tests, register_openapi_tests,
-                                     register_cache_tests};
+                                     register_cache_tests, register_testkit_tests};
     return tk_run("unit", suites, (int)(sizeof suites / sizeof suites[0]));
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# make test-fresh: proves the README's install on a machine that has nothing. A bare Debian 12
+# root is made with debootstrap (--variant=minbase) in a temporary directory; a clone of this
+# repository's HEAD goes into it; inside, as root, exactly what the README says is run:
+#   apt-get update && apt-get install make     (the README: "If make itself is missing")
+#   make test
+# Everything else comes from the project's own installer. Needs root (debootstrap, chroot,
+# mounts) and the network to Debian's and npm's registries. The root is deleted afterwards
+# (M44_FRESH_KEEP=1 keeps it). Takes about 15 minutes; not part of CI.
+#   scripts/test-fresh.sh [extra make targets to run after make test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+[ "$(id -u)" -eq 0 ] || { echo "test-fresh: run as root (debootstrap, chroot)" >&2; exit 1; }
+git -C "$repo" rev-parse HEAD >/dev/null 2>&1 || { echo "test-fresh: needs a git checkout" >&2; exit 1; }
+[ -z "$(git -C "$repo" status --porcelain --untracked-files=no)" ] ||
+  echo "test-fresh: note: uncommitted changes are not tested, only HEAD ($(git -C "$repo" rev-parse --short HEAD))" >&2
+
+mirror=${M44_FRESH_MIRROR:-http://deb.debian.org/debian}
+work=$(mktemp -d /var/tmp/m44-fresh.XXXXXX)
+root=$work/root
+mounted=()
+t0=$SECONDS
+
+cleanup() {
+  # Whatever still runs inside (a PostgreSQL left by a failed suite) would hold the mounts.
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -9 "${p#/proc/}" 2>/dev/null || true
+  done
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  if [ -z "${M44_FRESH_KEEP:-}" ]; then rm -rf "$work"; else echo "test-fresh: kept $root" >&2; fi
+}
+trap cleanup EXIT
+
+mnt() { # type-or-bind source target
+  mkdir -p "$3"
+  if [ "$1" = bind ]; then mount --bind "$2" "$3"; else mount -t "$1" "$2" "$3"; fi
+  mounted+=("$3")
+}
+
+echo "test-fresh: debootstrap --variant=minbase bookworm into $root"
+debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+  tail -n 20 "$work/debootstrap.log" >&2; exit 1; }
+# A Debian 12 machine as installed: the release, its updates and security updates.
+cat >"$root/etc/apt/sources.list" <<EOF
+deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb ${M44_FRESH_SECURITY:-http://deb.debian.org/debian-security} bookworm-security main
+EOF
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mnt proc proc "$root/proc"
+mnt sysfs sysfs "$root/sys"
+mnt bind /dev "$root/dev"
+mnt devpts devpts "$root/dev/pts"
+mnt tmpfs tmpfs "$root/dev/shm"
+mnt tmpfs tmpfs "$root/tmp"
+chmod 1777 "$root/tmp"
+
+git clone -q --no-hardlinks "$repo" "$root/root/m44d"
+echo "test-fresh: bare root ready after $((SECONDS - t0)) s; running the README's commands in it"
+
+extra=("$@")
+t1=$SECONDS
+status=0
+chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  LANG=C.UTF-8 /bin/bash -euo pipefail -c '
+    cd /root/m44d
+    apt-get update -q >/dev/null
+    apt-get install -y -q make >/dev/null
+    make test
+    for t in "$@"; do make "$t"; done' test-fresh "${extra[@]}" || status=$?
+echo "test-fresh: make test (and the installs it made) took $((SECONDS - t1)) s; all in all $((SECONDS - t0)) s"
+if [ $status -ne 0 ]; then
+  echo "test-fresh: FAILED on a bare Debian 12 root (exit status $status)" >&2
+  exit $status
+fi
+echo "test-fresh: passed on a bare Debian 12 root"
