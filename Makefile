@@ -59,7 +59,7 @@ OPENAPI    := api/openapi.json
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all run stop test test-faults test-fresh valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
+.PHONY: all run stop test test-faults test-fresh mutants valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -152,6 +152,12 @@ test:
 test-faults:
 	@scripts/deps.sh faults
 	@tests/run.sh faults
+
+# The mutation trial (docs/TESTING.md): each tests/mutants/*.patch must make its suite fail.
+mutants:
+	@scripts/deps.sh mutants
+	@$(MAKE) --no-print-directory all tests
+	@scripts/mutants.sh
 
 # The README's `make test` in a fresh clone on a bare Debian 12 root (opt-in: ~15 minutes).
 test-fresh:

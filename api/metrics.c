@@ -140,6 +140,11 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_long_polls_waiting gauge\n"
          "m44d_long_polls_waiting %ld\n",
          waiters_count());
+    outf(&o, "# HELP m44d_long_poll_wakes_total Parked long polls woken, by cause.\n"
+             "# TYPE m44d_long_poll_wakes_total counter\n");
+    for (int c = 0; c < WAKE_CAUSES; c++)
+        outf(&o, "m44d_long_poll_wakes_total{cause=\"%s\"} %lu\n",
+             wake_cause_name((enum wake_cause)c), waiters_wakes((enum wake_cause)c));
     outf(&o,
          "# HELP m44d_db_errors_total Failed database statements and connection attempts.\n"
          "# TYPE m44d_db_errors_total counter\n"

@@ -212,7 +212,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 bool http_start(const struct http_options *opts)
 {
     options = *opts;
-    if (!jobs_start(opts->threads) || !waiters_start() || !version_batch_start()) {
+    if (!jobs_start(opts->threads) || !waiters_start(opts->version_poll_ms) || !version_batch_start()) {
         version_batch_stop();
         jobs_stop();
         waiters_stop();

@@ -15,7 +15,8 @@ struct http_options {
     unsigned max_connections;
     unsigned per_ip_limit;
     size_t conn_memory;
-    unsigned max_wait; /* longest long-poll, seconds */
+    unsigned max_wait;        /* longest long-poll, seconds */
+    unsigned version_poll_ms; /* see waiters_start */
 };
 
 /* Starts serving. Returns false (logged) when the address cannot be bound. */

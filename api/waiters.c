@@ -13,8 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-/* How often parked campaigns' versions are read, for changes made by other m44d processes. */
-#define POLL_MS 400
 /* Campaigns per version query. */
 #define POLL_BATCH 500
 
@@ -33,6 +31,20 @@ static bool releasing;
 static atomic_bool stop;
 static pthread_t poller;
 static bool running;
+static unsigned poll_ms; /* how often parked campaigns' versions are read (0: never) */
+static atomic_ulong wakes[WAKE_CAUSES];
+
+const char *wake_cause_name(enum wake_cause c)
+{
+    static const char *const names[WAKE_CAUSES] = {"write", "recheck", "other_daemon", "timeout",
+                                                   "shutdown"};
+    return (unsigned)c < WAKE_CAUSES ? names[c] : "?";
+}
+
+unsigned long waiters_wakes(enum wake_cause c)
+{
+    return (unsigned)c < WAKE_CAUSES ? atomic_load(&wakes[c]) : 0;
+}
 
 static void now(struct timespec *ts)
 {
@@ -84,7 +96,7 @@ enum match { ALL, CAMPAIGN, CHANGED, EXPIRED };
  * `id` that have not seen `version` (CHANGED), or those whose deadline has passed (EXPIRED).
  * Woken requests go back to a database worker, where the handler runs again and replies.
  */
-static void wake(enum match m, const char *id, long long version)
+static void wake(enum match m, const char *id, long long version, enum wake_cause cause)
 {
     struct timespec t;
     now(&t);
@@ -102,6 +114,7 @@ static void wake(enum match m, const char *id, long long version)
             w->r->park_seconds = 0;
             w->next = woken;
             woken = w;
+            atomic_fetch_add(&wakes[cause], 1);
         } else {
             p = &w->next;
         }
@@ -117,7 +130,7 @@ static void wake(enum match m, const char *id, long long version)
 
 void waiters_changed(const char *campaign_id)
 {
-    wake(CAMPAIGN, campaign_id, 0);
+    wake(CAMPAIGN, campaign_id, 0, WAKE_WRITE);
 }
 
 void waiters_recheck(const char *campaign_id, long long seen)
@@ -127,7 +140,7 @@ void waiters_recheck(const char *campaign_id, long long seen)
     long long now_version = r && PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : seen;
     PQclear(r);
     if (now_version != seen)
-        wake(CAMPAIGN, campaign_id, 0);
+        wake(CAMPAIGN, campaign_id, 0, WAKE_RECHECK);
 }
 
 void waiters_release_all(void)
@@ -135,7 +148,7 @@ void waiters_release_all(void)
     pthread_mutex_lock(&lock);
     releasing = true;
     pthread_mutex_unlock(&lock);
-    wake(ALL, NULL, 0);
+    wake(ALL, NULL, 0, WAKE_SHUTDOWN);
 }
 
 /* Reads the versions of up to POLL_BATCH parked campaigns from `*from` on, and wakes the
@@ -162,12 +175,12 @@ static bool poll_batch(struct db *db, long *from)
     snprintf(list + len, sizeof list - len, "}");
     PGresult *r = db_campaign_versions(db, list);
     for (int k = 0; r && k < PQntuples(r); k++)
-        wake(CHANGED, PQgetvalue(r, k, 0), atoll(PQgetvalue(r, k, 1)));
+        wake(CHANGED, PQgetvalue(r, k, 0), atoll(PQgetvalue(r, k, 1)), WAKE_OTHER_DAEMON);
     PQclear(r);
     return more;
 }
 
-/* Wakes expired waiters every 100 ms and, every POLL_MS, those whose campaign another process
+/* Wakes expired waiters every 100 ms and, every poll_ms, those whose campaign another process
  * changed. (Changes made through this process wake their waiters at once: waiters_changed.) */
 static void *poll_loop(void *arg)
 {
@@ -178,8 +191,8 @@ static void *poll_loop(void *arg)
     while (!stop) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
-        wake(EXPIRED, NULL, 0);
-        if (++ticks * 100 < POLL_MS || waiters_count() == 0)
+        wake(EXPIRED, NULL, 0, WAKE_TIMEOUT);
+        if (poll_ms == 0 || ++ticks * 100 < (int)poll_ms || waiters_count() == 0)
             continue;
         ticks = 0;
         if (!db_ensure(db))
@@ -191,8 +204,9 @@ static void *poll_loop(void *arg)
     return NULL;
 }
 
-bool waiters_start(void)
+bool waiters_start(unsigned poll)
 {
+    poll_ms = poll;
     stop = false;
     releasing = false;
     running = pthread_create(&poller, NULL, poll_loop, NULL) == 0;
@@ -208,5 +222,5 @@ void waiters_stop(void)
     stop = true;
     pthread_join(poller, NULL);
     running = false;
-    wake(ALL, NULL, 0);
+    wake(ALL, NULL, 0, WAKE_SHUTDOWN);
 }

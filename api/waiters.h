@@ -15,8 +15,9 @@
 
 struct req;
 
-/* Starts the thread that ends expired waits and looks for changes by other processes. */
-bool waiters_start(void);
+/* Starts the thread that ends expired waits and, every `poll_ms` milliseconds (0: never),
+ * looks for changes made by other processes. */
+bool waiters_start(unsigned poll_ms);
 
 /* Wakes every parked request (they reply at once) and refuses new parking. */
 void waiters_release_all(void);
@@ -43,5 +44,17 @@ void waiters_recheck(const char *campaign_id, long long seen);
 
 /* Parked requests now (for tests and metrics). */
 long waiters_count(void);
+
+/* Why parked requests were woken, counted for /metrics (the tests tell the causes apart). */
+enum wake_cause {
+    WAKE_WRITE,        /* a write through this process (waiters_changed) */
+    WAKE_RECHECK,      /* the version moved between the handler's read and its parking */
+    WAKE_OTHER_DAEMON, /* the version poll saw another process's change */
+    WAKE_TIMEOUT,      /* the wait ended */
+    WAKE_SHUTDOWN,
+    WAKE_CAUSES
+};
+const char *wake_cause_name(enum wake_cause c);
+unsigned long waiters_wakes(enum wake_cause c);
 
 #endif

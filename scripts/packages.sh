@@ -27,6 +27,7 @@ declare -A PROBE=(
   [clang]=cmd:clang
   [libclang-rt-14-dev]=file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
   [debootstrap]=cmd:debootstrap
+  [patch]=cmd:patch
 )
 
 RUN_PACKAGES="make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev
@@ -45,6 +46,7 @@ declare -A PROFILE=(
     libsodium-dev"
   [bench]="$RUN_PACKAGES curl procps"
   [fresh]="debootstrap"
+  [mutants]="$TEST_PACKAGES patch valgrind"
 )
 
 # profile -> the source directories whose #include <...> its builds compile, and the compiler
@@ -56,5 +58,6 @@ declare -A PROFILE_SOURCES=(
   [fuzz]="util db rules campaign api cmd tests/fuzz"
   [bench]="util db rules campaign api cmd tools bench"
   [fresh]=""
+  [mutants]="util db rules campaign api cmd tools tests"
 )
 declare -A PROFILE_CC=([fuzz]=clang)

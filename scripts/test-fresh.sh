@@ -48,6 +48,17 @@ deb $mirror bookworm-updates main
 deb ${M44_FRESH_SECURITY:-http://deb.debian.org/debian-security} bookworm-security main
 EOF
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This machine's way to the network goes with it: a proxy, and an extra certificate authority
+# for Node.js (a network that inspects TLS). Nothing else of the host is used.
+pass_env=()
+for v in http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY; do
+  [ -n "${!v:-}" ] && pass_env+=("$v=${!v}")
+done
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+  mkdir -p "$root/usr/local/share/m44-fresh"
+  cp "$NODE_EXTRA_CA_CERTS" "$root/usr/local/share/m44-fresh/extra-ca.crt"
+  pass_env+=("NODE_EXTRA_CA_CERTS=/usr/local/share/m44-fresh/extra-ca.crt")
+fi
 mnt proc proc "$root/proc"
 mnt sysfs sysfs "$root/sys"
 mnt bind /dev "$root/dev"
@@ -63,7 +74,7 @@ extra=("$@")
 t1=$SECONDS
 status=0
 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  LANG=C.UTF-8 /bin/bash -euo pipefail -c '
+  LANG=C.UTF-8 "${pass_env[@]}" /bin/bash -euo pipefail -c '
     cd /root/m44d
     apt-get update -q >/dev/null
     apt-get install -y -q make >/dev/null

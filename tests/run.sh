@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test suite: unit, rules, replay (fuzz corpora and regressions), db, api, e2e
+# Runs every test suite: unit, contract (redocly lint of api/openapi.json), rules, replay (fuzz
+# corpora and regressions), db, api (every response also checked against api/openapi.json), e2e
 # (browser), then unit/rules/replay/db/api again built with AddressSanitizer +
 # UndefinedBehaviorSanitizer. A throwaway PostgreSQL cluster is
 # created for the run and removed afterwards.
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 export M44_ROOT=$root
 
-all_suites=(unit rules replay db api e2e)
+all_suites=(unit contract rules replay db api e2e)
 suites=("$@")
 full=0
 if [ ${#suites[@]} -eq 0 ]; then suites=("${all_suites[@]}"); full=1; fi
@@ -36,6 +37,14 @@ rm -rf tests/out/logs && mkdir -p tests/out/logs
 
 failed=()
 
+# The contract tools (npm: @redocly/cli, Ajv), pinned by tests/contract/package-lock.json.
+needs_contract=0
+for s in "${suites[@]}"; do case "$s" in api|contract) needs_contract=1 ;; esac; done
+if [ $needs_contract -eq 1 ] && [ ! -x tests/contract/node_modules/.bin/redocly ]; then
+  step "contract tools (npm ci)"
+  (cd tests/contract && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
 step "docs"
 # The README's configuration table must be the one m44d prints.
 if diff -u <(sed -n '/<!-- config:begin -->/,/<!-- config:end -->/p' README.md | sed '1d;$d') \
@@ -52,6 +61,13 @@ run_suite() { # mode suite
   step "$suite ($mode)"
   if [ "$suite" = e2e ]; then
     M44_TEST_BIN=$root/$bin tests/e2e/run.sh || failed+=("$suite/$mode")
+  elif [ "$suite" = contract ]; then
+    # The document itself: redocly's recommended rules (tests/contract/redocly.yaml).
+    if ! (cd tests/contract && node_modules/.bin/redocly lint --config redocly.yaml \
+          ../../api/openapi.json) >tests/out/logs/contract-lint.out 2>&1; then
+      failed+=("contract")
+    fi
+    grep -vE '^npm warn|^$' tests/out/logs/contract-lint.out | tail -n 25
   elif [ "$suite" = replay ]; then
     # The fuzz corpora and every crash ever found, through each fuzz target.
     for f in tests/fuzz/fuzz_*.c; do
@@ -67,8 +83,8 @@ run_suite() { # mode suite
 
 for s in "${suites[@]}"; do
   case "$s" in
-    unit|rules|replay|db|api|e2e|faults) ;;
-    *) echo "unknown suite '$s' (unit rules replay db api e2e faults)" >&2; exit 2 ;;
+    unit|contract|rules|replay|db|api|e2e|faults) ;;
+    *) echo "unknown suite '$s' (unit contract rules replay db api e2e faults)" >&2; exit 2 ;;
   esac
   run_suite release "$s"
 done

@@ -413,7 +413,7 @@ function checklist(st, b) {
       ticks = [...set];
       try { localStorage.setItem(store, JSON.stringify(ticks)); } catch { /* private mode */ }
     });
-    return h('li', {}, box, h('label', { for: box.id }, die(ins.face, { small: true }), ' ', ins.text));
+    return h('li', { 'data-roller': ins.roller, 'data-face': ins.face }, box, h('label', { for: box.id }, die(ins.face, { small: true }), ' ', h('span', { class: 'ins-text', text: ins.text })));
   }));
 }
 

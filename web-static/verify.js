@@ -58,7 +58,7 @@ export function sha256js(data) {
   return out;
 }
 
-function hmacjs(key, msg) {
+export function hmacjs(key, msg) {
   const k = new Uint8Array(64);
   k.set(key.length > 64 ? sha256js(key) : key);
   const inner = new Uint8Array(64 + msg.length);

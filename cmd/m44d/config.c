@@ -48,6 +48,10 @@ static const struct option_spec options[] = {
      FIELD(shutdown_timeout), "seconds requests in flight get to finish on SIGTERM"},
     {"max-wait", "M44_MAX_WAIT", OPT_INT, "30", 0, 300, NULL, FIELD(max_wait),
      "longest long-poll (?wait=) a client may ask for, in seconds"},
+    {"version-poll-ms", "M44_VERSION_POLL_MS", OPT_INT, "400", 0, 60000, NULL,
+     FIELD(version_poll_ms),
+     "how often long polls look for changes made through other m44d processes on the same "
+     "database, in milliseconds (0: never; for a daemon alone on its database)"},
     {"cache-entries", "M44_CACHE_ENTRIES", OPT_INT, "4096", 0, 1000000, NULL, FIELD(cache_entries),
      "rendered campaign standings kept in memory, a few KiB each (0: none)"},
     {"rulesets-dir", "M44_RULESETS_DIR", OPT_STRING, "", 0, 0, NULL, FIELD(rulesets_dir),

@@ -23,7 +23,8 @@ struct config {
     long conn_memory; /* bytes of libmicrohttpd memory per connection */
     long db_wait;     /* seconds to wait for the database at start */
     long shutdown_timeout;
-    long max_wait;      /* longest long-poll a client may ask for, seconds */
+    long max_wait;        /* longest long-poll a client may ask for, seconds */
+    long version_poll_ms; /* long polls: how often other daemons' changes are looked for */
     long cache_entries; /* rendered standings kept in memory */
     char rulesets_dir[1024];
     bool migrate;

@@ -124,6 +124,7 @@ int main(int argc, char **argv)
         .per_ip_limit = (unsigned)cfg.per_ip_limit,
         .conn_memory = (size_t)cfg.conn_memory,
         .max_wait = (unsigned)cfg.max_wait,
+        .version_poll_ms = (unsigned)cfg.version_poll_ms,
     };
     cache_init(cfg.cache_entries);
     if (!http_start(&opts))

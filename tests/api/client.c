@@ -93,7 +93,12 @@ char *jstr(json_t *j)
 
 long sql_long(const char *sql)
 {
-    PGconn *c = PQconnectdb(api_conninfo);
+    return sql_long_on(api_conninfo, sql);
+}
+
+long sql_long_on(const char *conninfo, const char *sql)
+{
+    PGconn *c = PQconnectdb(conninfo);
     PGresult *r = PQexec(c, sql);
     long v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)
                  ? atol(PQgetvalue(r, 0, 0))

@@ -43,7 +43,9 @@ char *jstr(json_t *j);
 extern struct daemon api_daemon;
 extern char *api_conninfo;
 
-/* One SQL value as a number (on a fresh connection to the test database), or -1. */
+/* One SQL value as a number (on a fresh connection to the shared test database, or to the
+ * database `conninfo`), or -1. */
 long sql_long(const char *sql);
+long sql_long_on(const char *conninfo, const char *sql);
 
 #endif

@@ -1,5 +1,6 @@
 /* API tests: the real bin/m44d on a free port, real HTTP, the throwaway PostgreSQL. */
 #include "tests/api/client.h"
+#include "tests/common/contract.h"
 #include "tests/common/testkit.h"
 
 #include <curl/curl.h>
@@ -32,8 +33,12 @@ int main(void)
                                      register_walkthrough_tests, register_error_tests,
                                      register_concurrency_tests, register_export_tests,
                                      register_hostile_tests};
+    /* Every response the suites get is checked against api/openapi.json. */
+    if (!contract_start())
+        return 1;
     if (start_shared()) {
         fprintf(stderr, "the shared m44d did not start (see tests/out/logs)\n");
+        contract_stop();
         return 1;
     }
     int rc = tk_run("api", suites, (int)(sizeof suites / sizeof suites[0]));
@@ -43,6 +48,11 @@ int main(void)
         rc = 1;
     }
     free(api_conninfo);
+    printf("api: %ld responses checked against api/openapi.json, %ld mismatch(es)\n",
+           contract_checked(), contract_mismatches());
+    if (contract_checked() == 0 || contract_outside() > 0)
+        rc = 1; /* the check did not run, or found a mismatch outside any test (printed) */
+    contract_stop();
     curl_global_cleanup();
     return rc;
 }

@@ -376,9 +376,20 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
     CU_ASSERT_EQUAL(metric(waiting_on, "m44d_long_polls_waiting"), 0);
 }
 
+#define WAKES_BY(cause) "m44d_long_poll_wakes_total{cause=\"" cause "\"}"
+
 static void test_long_poll(void)
 {
-    long_poll(&api_daemon, &api_daemon); /* woken by the write itself */
+    /* Woken by the write itself: on a daemon that never looks for other daemons' changes
+     * (--version-poll-ms 0), only the write can wake the waiter, and m44d counts why. */
+    struct daemon local;
+    const char *args[] = {"--version-poll-ms", "0", NULL};
+    CU_ASSERT_FATAL(daemon_start(&local, api_conninfo, args));
+    CU_ASSERT_EQUAL(metric(&local, WAKES_BY("write")), 0);
+    long_poll(&local, &local);
+    CU_ASSERT_EQUAL(metric(&local, WAKES_BY("write")), 1);
+    CU_ASSERT_EQUAL(metric(&local, WAKES_BY("other_daemon")), 0);
+    CU_ASSERT_EQUAL(daemon_stop(&local, SIGTERM, 30), 0);
     /* Unchanged: 304 once the wait is over. */
     struct camp c = new_campaign("standard", "server");
     struct poll_arg p = {.d = &api_daemon, .c = &c, .wait = 1};
@@ -391,7 +402,9 @@ static void test_long_poll(void)
 static void test_long_poll_across_daemons(void)
 {
     CU_ASSERT_FATAL(second.pid > 0);
+    long before = metric(&api_daemon, WAKES_BY("other_daemon"));
     long_poll(&api_daemon, &second); /* by the version poll of the other daemon */
+    CU_ASSERT_EQUAL(metric(&api_daemon, WAKES_BY("other_daemon")), before + 1);
     CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
 }
 

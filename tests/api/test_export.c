@@ -194,6 +194,17 @@ static void test_tampered(void)
     json_decref(doc);
 }
 
+/* Rows in every table of the other daemon's database, where imports go. */
+static long imported_rows(void)
+{
+    return sql_long_on(other_db,
+                       "SELECT (SELECT count(*) FROM campaigns) + (SELECT count(*) FROM rolls) + "
+                       "(SELECT count(*) FROM battles) + (SELECT count(*) FROM reserve_choices) + "
+                       "(SELECT count(*) FROM event_log) + (SELECT count(*) FROM token_ledger) + "
+                       "(SELECT count(*) FROM idempotency) + (SELECT count(*) FROM effects) + "
+                       "(SELECT count(*) FROM seeds)");
+}
+
 static void test_import_refusals(void)
 {
     struct camp c;
@@ -236,7 +247,8 @@ static void test_import_refusals(void)
         }
         char *body = jstr(doc);
         json_decref(doc);
-        before = sql_long("SELECT count(*) FROM campaigns");
+        /* Every table of the database the import goes to (the other daemon's). */
+        before = imported_rows();
         r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, body, NULL);
         free(body);
         CU_ASSERT(r->status == 400);
@@ -248,12 +260,59 @@ static void test_import_refusals(void)
             fprintf(stderr, "\nimport case %s: %s\n", cases[i].what, r->body);
         CU_ASSERT_STRING_EQUAL(http_str(r, "field"), field);
         http_free(r);
-        CU_ASSERT_EQUAL(sql_long("SELECT count(*) FROM campaigns"), before);
+        CU_ASSERT_EQUAL(imported_rows(), before);
     }
     r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, "[]", NULL);
     assert_problem(r, 400, "malformed-json");
     http_free(r);
     free(text);
+}
+
+/* Choices that name one of several alternatives (a grenade taken as artillery) survive the
+ * round trip: the restored battle shows the same choices, grants included. */
+static void test_grants_round_trip(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"grants\",\"ruleset\":\"standard\",\"dice\":\"table\","
+                                "\"reserve_tokens\":{\"allies\":2,\"axis\":2}}",
+                                &c));
+    must(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                   "{\"scenario\":\"Sainte-Mère-Église\",\"first_player\":\"allies\","
+                   "\"cards\":{\"allies\":5,\"axis\":4},\"medals_to_win\":4}"),
+         201);
+    must(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                   "{\"faces\":[\"grenade\",\"flag\"]}"),
+         201);
+    must(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
+                   "{\"faces\":[\"grenade\",\"star\"]}"),
+         201);
+    must(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
+                   "{\"options\":[{\"id\":\"grenade@0\",\"grant\":\"artillery\"},"
+                   "{\"id\":\"flag@1\"}]}"),
+         200);
+    must(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
+                   "{\"options\":[{\"id\":\"star-grenade@0+1\",\"grant\":\"elite-armor\"}]}"),
+         200);
+    char *doc = export_of(&api_daemon, &c, "export-grants.json");
+    struct http_resp *r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    http_free(r);
+    free(doc);
+    struct http_resp *a = camp_get(&api_daemon, &c, "/battles/1"), *b = camp_get(&other, &c, "/battles/1");
+    for (int s = 0; s < 2; s++) {
+        char path[64];
+        snprintf(path, sizeof path, "reserves.%s.chosen", s ? "axis" : "allies");
+        bool eq = json_equal(http_json_at(a, path), http_json_at(b, path));
+        if (!eq)
+            fprintf(stderr, "\nimport changed %s: %s / %s\n", path, a->body, b->body);
+        CU_ASSERT_TRUE(eq);
+    }
+    CU_ASSERT_STRING_EQUAL(http_str(b, "reserves.allies.chosen.0.grant"), "artillery");
+    CU_ASSERT_STRING_EQUAL(http_str(b, "reserves.axis.chosen.0.grant"), "elite-armor");
+    CU_ASSERT_EQUAL(http_int(b, "reserves.axis.tokens_after"), 1);
+    http_free(a);
+    http_free(b);
 }
 
 /* An export taken mid-campaign carries no secret seed: the import starts a new one. */
@@ -299,5 +358,6 @@ void register_export_tests(void)
     CU_add_test(s, "export, m44 verify, import elsewhere: the same campaign", test_round_trip);
     CU_add_test(s, "a tampered export fails m44 verify", test_tampered);
     CU_add_test(s, "broken exports are refused; nothing written", test_import_refusals);
+    CU_add_test(s, "choices with a named grant survive export and import", test_grants_round_trip);
     CU_add_test(s, "an unfinished campaign continues with a new seed", test_unfinished);
 }

@@ -155,6 +155,75 @@ static int choose(const struct camp *c, int side, int battle, json_t *options, i
     return cost;
 }
 
+/* "{roller}" and "{opponent}" in an instruction template, the test's own substitution. */
+static void fill_template(const char *tmpl, int roller, char *out, size_t len)
+{
+    static const char *const titles[2] = {"Allies", "Axis"};
+    size_t o = 0;
+    for (const char *p = tmpl; *p && o + 1 < len;) {
+        const char *word = NULL;
+        if (strncmp(p, "{roller}", 8) == 0)
+            word = titles[roller], p += 8;
+        else if (strncmp(p, "{opponent}", 10) == 0)
+            word = titles[1 - roller], p += 10;
+        if (word)
+            o += (size_t)snprintf(out + o, len - o, "%s", word);
+        else
+            out[o++] = *p++;
+    }
+    out[o < len ? o : len - 1] = '\0';
+}
+
+/*
+ * The battle's whole ordered instruction list against RULES.md 4, worked out here: the side
+ * that moves first, its infantry, armor, star, flag; then the other side's; then all grenades,
+ * the first side's before the other's. Texts are the ruleset's templates.
+ */
+static void check_instructions(json_t *got, json_t *faces[2], int first, json_t *templates)
+{
+    static const char *const per_side[] = {"infantry", "armor", "star", "flag"};
+    json_t *want = json_array();
+    int order[2] = {first, 1 - first};
+    for (int k = 0; k < 2; k++)
+        for (size_t f = 0; f < 4; f++)
+            for (size_t i = 0; i < json_array_size(faces[order[k]]); i++)
+                if (strcmp(json_string_value(json_array_get(faces[order[k]], i)), per_side[f]) ==
+                    0)
+                    json_array_append_new(want, json_pack("{s:s, s:s}", "roller", SIDES[order[k]],
+                                                          "face", per_side[f]));
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < json_array_size(faces[order[k]]); i++)
+            if (strcmp(json_string_value(json_array_get(faces[order[k]], i)), "grenade") == 0)
+                json_array_append_new(
+                    want, json_pack("{s:s, s:s}", "roller", SIDES[order[k]], "face", "grenade"));
+    CU_ASSERT_EQUAL(json_array_size(got), json_array_size(want));
+    size_t i;
+    json_t *w;
+    json_array_foreach(want, i, w)
+    {
+        json_t *g = json_array_get(got, i);
+        const char *roller = json_string_value(json_object_get(w, "roller"));
+        const char *face = json_string_value(json_object_get(w, "face"));
+        char text[1024];
+        fill_template(json_string_value(json_object_get(templates, face)),
+                      strcmp(roller, "axis") == 0, text, sizeof text);
+        bool same = g && json_is_string(json_object_get(g, "roller")) &&
+                    strcmp(json_string_value(json_object_get(g, "roller")), roller) == 0 &&
+                    json_is_string(json_object_get(g, "face")) &&
+                    strcmp(json_string_value(json_object_get(g, "face")), face) == 0 &&
+                    json_is_string(json_object_get(g, "text")) &&
+                    strcmp(json_string_value(json_object_get(g, "text")), text) == 0;
+        if (!same) {
+            char *gs = g ? json_dumps(g, JSON_COMPACT) : NULL;
+            fprintf(stderr, "\ninstruction %zu: expected %s %s \"%s\", got %s\n", i, roller, face,
+                    text, gs ? gs : "nothing");
+            free(gs);
+        }
+        CU_ASSERT_TRUE(same);
+    }
+    json_decref(want);
+}
+
 static json_t *ruleset_doc(const char *id)
 {
     char path[128];
@@ -252,6 +321,7 @@ static void play(const char *ruleset)
         char suffix[64];
         /* Victory events: 2 + battles won (simplified: medals last battle + battles won). */
         int dice[2] = {0, 0}, stars[2] = {0, 0};
+        json_t *ve_faces[2] = {json_array(), json_array()};
         for (int s = 0; s < 2 && n >= 2; s++) {
             dice[s] = simplified ? m.last_medals[s] + m.won[s] : 2 + m.won[s];
             snprintf(suffix, sizeof suffix, "/battles/%d/victory-events", n);
@@ -267,6 +337,7 @@ static void play(const char *ruleset)
             CU_ASSERT_EQUAL(json_array_size(faces), (size_t)dice[s]);
             for (size_t k = 0; k < json_array_size(faces); k++)
                 stars[s] += strcmp(json_string_value(json_array_get(faces, k)), "star") == 0;
+            json_array_extend(ve_faces[s], faces);
             http_free(r);
         }
         snprintf(suffix, sizeof suffix, "/battles/%d", n);
@@ -275,6 +346,8 @@ static void play(const char *ruleset)
         if (n >= 2 && ve) {
             CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "victory_events.instructions")),
                             (size_t)(dice[0] + dice[1]));
+            check_instructions(http_json_at(r, "victory_events.instructions"), ve_faces, first,
+                               json_object_get(ve, "instructions"));
             for (int s = 0; s < 2; s++) {
                 char p[64];
                 int want = cards[s] - stars[1 - s];
@@ -284,6 +357,8 @@ static void play(const char *ruleset)
         }
         CU_ASSERT_STRING_EQUAL(http_str(r, "phase"), reserve ? "reserves" : "ready");
         http_free(r);
+        json_decref(ve_faces[0]);
+        json_decref(ve_faces[1]);
         for (int s = 0; s < 2 && reserve; s++) {
             snprintf(suffix, sizeof suffix, "/battles/%d/reserve-roll", n);
             r = roll(&c, s, suffix, &m);

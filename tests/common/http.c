@@ -1,5 +1,7 @@
 #include "tests/common/http.h"
 
+#include "tests/common/contract.h"
+
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
@@ -59,8 +61,12 @@ struct http_resp *http_do(const char *method, const char *url, const char *body,
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    if (curl_easy_perform(c) == CURLE_OK)
+    char *type = NULL;
+    if (curl_easy_perform(c) == CURLE_OK) {
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+        curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &type);
+        contract_check(method, url, r->status, type, b.data, b.len);
+    }
     curl_slist_free_all(list);
     curl_easy_cleanup(c);
     r->body = b.data;

@@ -1,5 +1,7 @@
 #include "tests/common/testkit.h"
 
+#include "tests/common/contract.h"
+
 #include "util/log.h"
 
 #include <CUnit/Basic.h>
@@ -18,6 +20,10 @@ int tk_run(const char *program, const tk_register_fn *registers, int n)
         return 2;
     for (int i = 0; i < n; i++)
         registers[i]();
+    /* After every test: mismatches with the API contract seen on other threads fail it. */
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+        if (!s->pTearDownFunc)
+            s->pTearDownFunc = contract_flush;
     unsigned registered = CU_get_registry()->uiNumberOfTests;
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -175,6 +175,11 @@ try {
   await axis.click('#roll-victory-events');
   await allies.waitForSelector('#instructions li', { timeout: 5000 });
   check(await allies.locator('#instructions li').count() === 5, 'the ordered checklist has one instruction per die');
+  // The checklist is the API's ordered list, item by item (side, face, words).
+  const ve = (await apiGet(`/campaigns/${id}/battles/2`)).victory_events.instructions;
+  const shown = await allies.locator('#instructions li').evaluateAll((els) => els.map((e) => ({ roller: e.dataset.roller, face: e.dataset.face, text: e.querySelector('.ins-text').textContent })));
+  check(shown.length === ve.length && shown.every((x, i) => x.roller === ve[i].roller && x.face === ve[i].face && x.text === ve[i].text),
+    `the checklist is in the API's order (${shown.map((x) => `${x.roller}:${x.face}`).join(' ')} / ${ve.map((x) => `${x.roller}:${x.face}`).join(' ')})`);
   await allies.check('#instructions li:first-child input');
   check(await allies.isChecked('#instructions li:first-child input'), 'instructions can be ticked off at the table');
   check((await text(allies, '#hands')).includes('Allies') && (await text(allies, '#hands')).includes('Axis'), 'both starting hands are shown');
@@ -256,6 +261,52 @@ try {
   const statuses = await allies.locator('#verify-table tbody tr').evaluateAll((els) => els.map((e) => e.dataset.status));
   check(statuses.length === rolls.length && statuses.every((s) => s === 'ok' || s === 'table'), 'each roll is marked');
   await shot(allies, '07-verify-phone.png');
+
+  // ---- verifying without WebCrypto (a page opened over plain http on a LAN address) ----
+  // The browser's own SHA-256 is hidden, so the page uses its built-in one: known vectors
+  // first (FIPS 180-2, RFC 4231), then "Verify all rolls" end to end.
+  const plain = await newPage({ viewport: { width: 375, height: 812 } }, 'plain-http');
+  await plain.context().addInitScript(() => Object.defineProperty(window, 'isSecureContext', { value: false }));
+  await plain.goto(links.allies);
+  await plain.waitForSelector('#verify');
+  const vectors = await plain.evaluate(async () => {
+    const v = await import('/assets/verify.js');
+    const enc = new TextEncoder();
+    const hex = (b) => v.bytesToHex(b);
+    return {
+      fallback: !v.webCrypto,
+      empty: hex(v.sha256js(enc.encode(''))),
+      abc: hex(v.sha256js(enc.encode('abc'))),
+      two: hex(v.sha256js(enc.encode('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq'))),
+      million: hex(v.sha256js(enc.encode('a'.repeat(1000000)))),
+      b55: hex(v.sha256js(enc.encode('x'.repeat(55)))),
+      b56: hex(v.sha256js(enc.encode('x'.repeat(56)))),
+      b64: hex(v.sha256js(enc.encode('x'.repeat(64)))),
+      hmac1: hex(v.hmacjs(new Uint8Array(20).fill(0x0b), enc.encode('Hi There'))),
+      hmac2: hex(v.hmacjs(enc.encode('Jefe'), enc.encode('what do ya want for nothing?'))),
+      hmacLongKey: hex(v.hmacjs(new Uint8Array(131).fill(0xaa), enc.encode('Test Using Larger Than Block-Size Key - Hash Key First'))),
+    };
+  });
+  check(vectors.fallback, 'with WebCrypto hidden, the page uses its own SHA-256');
+  const want = {
+    empty: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    abc: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    two: '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    million: 'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0',
+    hmac1: 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7',
+    hmac2: '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    hmacLongKey: '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54',
+  };
+  for (const [k, h] of Object.entries(want)) check(vectors[k] === h, `built-in SHA-256 / HMAC vector "${k}" (${vectors[k]})`);
+  // Padding edges (55, 56 and 64 bytes) against Node's own SHA-256.
+  const { createHash } = await import('node:crypto');
+  for (const [k, n] of [['b55', 55], ['b56', 56], ['b64', 64]]) {
+    check(vectors[k] === createHash('sha256').update('x'.repeat(n)).digest('hex'), `built-in SHA-256 of ${n} bytes`);
+  }
+  await plain.click('#verify');
+  await plain.waitForSelector('#verify-summary');
+  const plainSummary = await text(plain, '#verify-summary');
+  check(plainSummary.includes(`${server} server rolls verified, 0 mismatches`), `without WebCrypto all ${server} server rolls verify too (${plainSummary})`);
 
   check(foreign.length === 0, `no request left the server (${foreign.slice(0, 3).join(', ')})`);
   check(consoleErrors.length === 0, `no script errors (${consoleErrors.slice(0, 3).join(' | ')})`);

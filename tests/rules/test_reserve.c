@@ -479,8 +479,27 @@ static void check_option(const struct optset *os, const struct option *o, const 
         snprintf(want_id, sizeof want_id, "%s@%d+%d", o->key, o->dice[0], o->dice[1]);
     CU_ASSERT_STRING_EQUAL(o->id, want_id);
     for (int k = 0; k < o->ndice; k++)
-        CU_ASSERT(o->dice[k] == 0 || o->dice[k] == 1);
-    (void)f;
+        CU_ASSERT_FATAL(o->dice[k] == 0 || o->dice[k] == 1);
+    /* Every option key in rules/data starts with the symbols it uses ("star-infantry-dragoons":
+     * star + infantry): the faces at the option's dice are those symbols, in either order. */
+    enum face want[2];
+    int nwant = 0;
+    char key[RS_ID_MAX];
+    snprintf(key, sizeof key, "%s", o->key);
+    for (char *save = NULL, *w = strtok_r(key, "-", &save); w && nwant < 2;
+         w = strtok_r(NULL, "-", &save)) {
+        if (!face_parse(w, &want[nwant]))
+            break;
+        nwant++;
+    }
+    CU_ASSERT_EQUAL_FATAL(nwant, o->ndice);
+    bool same = o->ndice == 1 ? f[o->dice[0]] == want[0]
+                              : (f[o->dice[0]] == want[0] && f[o->dice[1]] == want[1]) ||
+                                    (f[o->dice[0]] == want[1] && f[o->dice[1]] == want[0]);
+    if (!same)
+        fprintf(stderr, "\n%s %s: its dice show %s%s%s\n", os->name, o->id, face_name(f[o->dice[0]]),
+                o->ndice > 1 ? "+" : "", o->ndice > 1 ? face_name(f[o->dice[1]]) : "");
+    CU_ASSERT_TRUE(same);
 }
 
 static void test_every_ruleset_is_tabled(void)

@@ -23,7 +23,7 @@ static void test_routes_are_documented(void)
 {
     json_t *doc = load();
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(doc, "openapi")), "3.0.3");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(doc, "openapi")), "3.1.0");
     json_t *paths = json_object_get(doc, "paths");
     size_t n;
     const struct route *routes = router_routes(&n);
