@@ -185,6 +185,7 @@ valgrind:
 	  --suppressions=$(CURDIR)/tests/valgrind.supp" tests/run.sh api
 
 lint:
+	@scripts/deps.sh lint
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --std=c11 -I. -D_GNU_SOURCE --suppress=missingIncludeSystem \

@@ -24,6 +24,7 @@ struct req {
     struct MHD_Connection *conn;
     const char *method; /* "GET", "POST", ... ("HEAD" is routed as GET) */
     const char *path;   /* decoded path, without the query string */
+    char client[64];    /* the client's address, as text */
     const struct route *route;
     const char *params[REQ_MAX_PARAMS]; /* path parameters, in pattern order */
     int nparams;

@@ -1,6 +1,7 @@
 #include "api/metrics.h"
 
 #include "api/router.h"
+#include "api/sweeper.h"
 #include "api/waiters.h"
 #include "db/db.h"
 
@@ -140,6 +141,12 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_long_polls_waiting gauge\n"
          "m44d_long_polls_waiting %ld\n",
          waiters_count());
+    outf(&o,
+         "# HELP m44d_idempotency_expired_total Stored Idempotency-Key responses deleted on "
+         "expiry.\n"
+         "# TYPE m44d_idempotency_expired_total counter\n"
+         "m44d_idempotency_expired_total %lu\n",
+         sweeper_deleted());
     outf(&o, "# HELP m44d_long_poll_wakes_total Parked long polls woken, by cause.\n"
              "# TYPE m44d_long_poll_wakes_total counter\n");
     for (int c = 0; c < WAKE_CAUSES; c++)

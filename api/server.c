@@ -2,6 +2,7 @@
 
 #include "api/http.h"
 #include "api/jobs.h"
+#include "api/sweeper.h"
 #include "api/version_batch.h"
 #include "api/waiters.h"
 #include "api/metrics.h"
@@ -41,6 +42,15 @@ static struct req *req_new(struct MHD_Connection *conn, const char *method, cons
     r->conn = conn;
     r->method = method;
     r->path = url;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, r->client,
+                  sizeof r->client);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, r->client,
+                  sizeof r->client);
     clock_gettime(CLOCK_MONOTONIC, &r->start);
     metrics_inflight_add(1);
     return r;
@@ -212,7 +222,9 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 bool http_start(const struct http_options *opts)
 {
     options = *opts;
-    if (!jobs_start(opts->threads) || !waiters_start(opts->version_poll_ms) || !version_batch_start()) {
+    if (!jobs_start(opts->threads) || !waiters_start(opts->version_poll_ms) ||
+        !version_batch_start() || !sweeper_start(opts->idempotency_ttl)) {
+        sweeper_stop();
         version_batch_stop();
         jobs_stop();
         waiters_stop();
@@ -252,6 +264,7 @@ bool http_start(const struct http_options *opts)
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
                 opts->host, opts->port);
         waiters_release_all();
+        sweeper_stop();
         version_batch_stop();
         jobs_stop();
         waiters_stop();
@@ -277,6 +290,7 @@ void http_stop(void)
 {
     if (!daemon_handle)
         return;
+    sweeper_stop();
     version_batch_stop();
     jobs_stop();
     MHD_stop_daemon(daemon_handle);

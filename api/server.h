@@ -17,6 +17,7 @@ struct http_options {
     size_t conn_memory;
     unsigned max_wait;        /* longest long-poll, seconds */
     unsigned version_poll_ms; /* see waiters_start */
+    unsigned idempotency_ttl; /* seconds a stored response is replayed (api/idempotency.h) */
 };
 
 /* Starts serving. Returns false (logged) when the address cannot be bound. */

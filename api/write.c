@@ -1,18 +1,17 @@
 #include "api/write.h"
+#include "api/router.h"
+#include "api/server.h"
 #include "api/waiters.h"
 
 #include "db/store.h"
 #include "util/log.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#define IDEM_KEY_MAX 128
 
 void etag_of(long long version, char *buf, size_t len)
 {
@@ -41,16 +40,12 @@ bool check_campaign_id(struct req *r)
 {
     /* The router's copy of the parameter, which this may rewrite. */
     char *id = r->param_buf + (r->params[0] - r->param_buf);
-    bool ok = strlen(id) == CAMPAIGN_ID_LEN;
-    for (int i = 0; ok && i < CAMPAIGN_ID_LEN; i++)
-        ok = (i == 8 || i == 13 || i == 18 || i == 23) ? id[i] == '-'
-                                                       : isxdigit((unsigned char)id[i]) != 0;
-    if (!ok) {
+    char canonical[CAMPAIGN_ID_LEN + 1];
+    if (!canonical_uuid(id, canonical)) {
         reply_problem(r, PROBLEM_NOT_FOUND, "There is no campaign with that id.");
         return false;
     }
-    for (int i = 0; i < CAMPAIGN_ID_LEN; i++)
-        id[i] = (char)tolower((unsigned char)id[i]);
+    memcpy(id, canonical, sizeof canonical);
     return true;
 }
 
@@ -176,28 +171,42 @@ static enum db_tx tx(struct db *db, void *arg)
     }
     const char *idem = req_header(r, "Idempotency-Key");
     char hash[65];
+    struct idem *ik = &w->idem;
     if (idem) {
+        /* A campaign's requests share its scope; creation and import are scoped by route and
+         * client, so two clients' keys never meet by accident. */
+        char scope_buf[200];
+        if (!w->op->campaign)
+            snprintf(scope_buf, sizeof scope_buf, "%s %s|%s", r->method, r->route->pattern,
+                     r->client);
+        idem_derive(w->op->campaign ? scope : scope_buf, idem, ik);
         request_hash(r, w->role, hash);
-        if (!w->op->campaign && db_idem_lock(db, scope, idem) < 0)
+        if (!w->op->campaign && db_idem_lock(db, ik->id_hex) < 0)
             return DB_TX_ERROR;
-        PGresult *res = db_idem_get(db, scope, idem);
+        char ttl[16];
+        snprintf(ttl, sizeof ttl, "%u", http_options()->idempotency_ttl);
+        PGresult *res = db_idem_get(db, ik->id_hex, ttl);
         if (!res)
             return DB_TX_ERROR;
         if (PQntuples(res) == 1) {
-            bool same = strcmp(PQgetvalue(res, 0, 0), r->method) == 0 &&
-                        strcmp(PQgetvalue(res, 0, 1), r->path) == 0 &&
-                        strcmp(PQgetvalue(res, 0, 2), hash) == 0;
+            bool same = strcmp(PQgetvalue(res, 0, 0), hash) == 0;
             if (same) {
-                w->replay = true;
-                w->replay_status = atoi(PQgetvalue(res, 0, 3));
-                w->replay_body = strdup(PQgetvalue(res, 0, 4));
-                snprintf(w->replay_etag, sizeof w->replay_etag, "%s", PQgetvalue(res, 0, 5));
+                w->replay_body = idem_open(ik, PQgetvalue(res, 0, 2));
+                w->replay_status = atoi(PQgetvalue(res, 0, 1));
+                snprintf(w->replay_etag, sizeof w->replay_etag, "%s", PQgetvalue(res, 0, 3));
                 snprintf(w->replay_location, sizeof w->replay_location, "%s",
-                         PQgetvalue(res, 0, 6));
+                         PQgetvalue(res, 0, 4));
             }
             PQclear(res);
-            if (same)
+            if (same && !w->replay_body) {
+                log_msg(LOG_ERROR, "http",
+                        "a stored response for an Idempotency-Key does not open");
+                return DB_TX_ERROR;
+            }
+            if (same) {
+                w->replay = true;
                 return DB_TX_ABORT; /* nothing new is written */
+            }
             return refuse_tx(w, PROBLEM_IDEMPOTENCY_KEY_REUSED,
                              "This Idempotency-Key was used for a different request; use a new "
                              "key for a new request.");
@@ -219,19 +228,14 @@ static enum db_tx tx(struct db *db, void *arg)
         return DB_TX_ERROR;
     if (idem) {
         char *body = json_dumps(w->body, JSON_COMPACT);
+        char *sealed = body ? idem_seal(ik, body, strlen(body)) : NULL;
         char status[8], etag[40];
         snprintf(status, sizeof status, "%d", w->status);
         etag_of(w->op->campaign ? w->c->version : 1, etag, sizeof etag);
-        const char *p[] = {scope,
-                           idem,
-                           r->method,
-                           r->path,
-                           hash,
-                           status,
-                           body ? body : "",
-                           etag,
-                           w->location[0] ? w->location : NULL};
-        bool queued = body && db_idem_insert(db, p);
+        const char *p[] = {ik->id_hex, hash, status,
+                           sealed,     etag, w->location[0] ? w->location : NULL};
+        bool queued = sealed && db_idem_insert(db, p);
+        free(sealed);
         /* Keep the exact bytes for the reply too, so a replay is identical. */
         w->replay_body = body;
         if (!queued)
@@ -310,4 +314,5 @@ void write_run(struct req *r, const struct write_op *op)
     json_decref(w.body);
     free(w.replay_body);
     campaign_free(w.c);
+    idem_forget(&w.idem);
 }

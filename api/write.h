@@ -8,6 +8,7 @@
 #define M44_API_WRITE_H
 
 #include "api/http.h"
+#include "api/idempotency.h"
 #include "campaign/campaign.h"
 
 enum need { NEED_NONE, NEED_ORGANIZER, NEED_SIDE };
@@ -44,6 +45,8 @@ struct write_ctx {
     int replay_status;
     char *replay_body;
     char replay_etag[40], replay_location[160];
+    /* the request's Idempotency-Key, derived; zeroed after the reply */
+    struct idem idem;
 };
 
 void write_run(struct req *r, const struct write_op *op);

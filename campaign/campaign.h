@@ -46,6 +46,10 @@ struct cerr {
     const char *phase; /* for wrong-phase: the phase the request needs, or NULL */
 };
 
+/* A UUID written in any case, as 36 lowercase characters (as PostgreSQL writes a uuid); false
+ * when `text` is not a UUID. */
+bool canonical_uuid(const char *text, char out[CAMPAIGN_ID_LEN + 1]);
+
 /* Fills e and returns C_REFUSED. */
 enum cres refuse(struct cerr *e, enum problem_code code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -67,7 +71,8 @@ struct battle {
 
 struct seed {
     int epoch;
-    bool known; /* false for an unrevealed seed that came in through an import */
+    bool known; /* its value is held here (not a secret that stayed with the exporting server) */
+    bool from_document; /* it came in an import: its value, if any, is public */
     uint8_t bytes[SEED_BYTES];
     char commitment[65];
     bool revealed;
@@ -262,9 +267,21 @@ struct result_input {
 enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                           const struct result_input *in, struct cerr *e);
 
-/* Finishing and seed rotation (campaign/finish.c). */
+/*
+ * Finishing and seed rotation (campaign/finish.c). Both reveal every seed whose value this
+ * server holds; a seed it never held (a secret that stayed with the server an import came
+ * from) stays unrevealed, and the rolls made with it stay unverifiable.
+ */
 enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e);
+/* Reveals the seed and goes on with a new secret one, drawn here (logged: seed_rotated). */
 enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e);
+/* Import only: a recorded rotation moves to the next seed of the imported list. */
+enum cres campaign_next_seed(struct db *db, struct campaign *c, struct cerr *e);
+
+/* The seed server rolls are drawn from now, or a refusal (409) when it is not a secret this
+ * server holds: revealed, not held here, or public because it came in a document. No path may
+ * roll with a seed anyone else may know. */
+const struct seed *campaign_secret_seed(const struct campaign *c, struct cerr *e);
 
 /*
  * Restores a campaign from an export (GET .../export) under its id, with new keys; `c`

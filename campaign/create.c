@@ -78,7 +78,7 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
         dice_commitment(seed, out->commitment);
         sodium_bin2hex(hex, sizeof hex, seed, sizeof seed);
         sodium_memzero(seed, sizeof seed);
-        ok = db_seed_insert(db, out->id, "1", hex, out->commitment, false);
+        ok = db_seed_insert(db, out->id, "1", hex, out->commitment, false, "server");
         sodium_memzero(hex, sizeof hex);
         if (ok != 1)
             return C_DBERR;

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* As db_seeds_reveal: every seed whose value is held here. */
 static void mark_revealed(struct campaign *c)
 {
     for (int i = 0; i < c->nseeds; i++)
-        c->seeds[i].revealed = true;
+        if (c->seeds[i].known)
+            c->seeds[i].revealed = true;
 }
 
 enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
@@ -70,7 +72,7 @@ enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e
     char hex[2 * SEED_BYTES + 1], num[16];
     sodium_bin2hex(hex, sizeof hex, s->bytes, SEED_BYTES);
     snprintf(num, sizeof num, "%d", epoch);
-    long ok = db_seed_insert(db, c->id, num, hex, s->commitment, false);
+    long ok = db_seed_insert(db, c->id, num, hex, s->commitment, false, "server");
     sodium_memzero(hex, sizeof hex);
     if (ok != 1)
         return C_DBERR;
@@ -78,4 +80,23 @@ enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e
     return campaign_log(db, c, "organizer", "seed_rotated",
                         json_pack("{s:i, s:i, s:s}", "revealed_epoch", old, "epoch", epoch,
                                   "seed_commitment", s->commitment));
+}
+
+enum cres campaign_next_seed(struct db *db, struct campaign *c, struct cerr *e)
+{
+    const struct seed *next = NULL;
+    for (int i = 0; i < c->nseeds; i++)
+        if (c->seeds[i].epoch == c->seed_epoch + 1)
+            next = &c->seeds[i];
+    if (!next)
+        return refuse(e, PROBLEM_INVALID_FIELD, "seeds",
+                      "A rotation needs the next seed of the list (epoch %d).", c->seed_epoch + 1);
+    if (db_seeds_reveal(db, c->id) < 0)
+        return C_DBERR;
+    mark_revealed(c);
+    int old = c->seed_epoch;
+    c->seed_epoch = next->epoch;
+    return campaign_log(db, c, "organizer", "seed_rotated",
+                        json_pack("{s:i, s:i, s:s}", "revealed_epoch", old, "epoch", next->epoch,
+                                  "seed_commitment", next->commitment));
 }

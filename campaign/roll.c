@@ -8,11 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct seed *current_seed(const struct campaign *c)
+const struct seed *campaign_secret_seed(const struct campaign *c, struct cerr *e)
 {
+    const struct seed *s = NULL;
     for (int i = 0; i < c->nseeds; i++)
         if (c->seeds[i].epoch == c->seed_epoch)
-            return &c->seeds[i];
+            s = &c->seeds[i];
+    if (s && s->known && !s->revealed && !s->from_document)
+        return s;
+    refuse(e, PROBLEM_SEED_NOT_SECRET, NULL,
+           "The server cannot roll: its current seed is %s. The organizer must rotate the seed "
+           "(POST .../rotate-seed) to draw a new secret one; nothing was rolled.",
+           !s            ? "missing"
+           : !s->known   ? "not held by this server"
+           : s->revealed ? "already revealed"
+                         : "public (it came in an imported document)");
     return NULL;
 }
 
@@ -66,6 +76,10 @@ enum cres roll_draw(struct campaign *c, enum side side, const char *purpose, int
             return refuse(e, PROBLEM_INVALID_FIELD, "n",
                           "Roll %ld in the export should be roll %ld with %d faces.",
                           in->recorded_n, c->next_roll, count);
+        if (in->recorded_epoch && in->recorded_epoch != c->seed_epoch)
+            return refuse(e, PROBLEM_INVALID_FIELD, "seed_epoch",
+                          "Roll %ld names seed %d; the seed in force is %d.", in->recorded_n,
+                          in->recorded_epoch, c->seed_epoch);
         out->epoch = in->recorded_epoch;
         out->table = in->recorded_epoch == 0;
         memcpy(out->faces, in->faces, sizeof(enum face) * (size_t)count);
@@ -76,11 +90,9 @@ enum cres roll_draw(struct campaign *c, enum side side, const char *purpose, int
         memcpy(out->faces, in->faces, sizeof(enum face) * (size_t)count);
         return C_OK;
     }
-    const struct seed *s = current_seed(c);
-    if (!s || !s->known)
-        return refuse(e, PROBLEM_RULE_VIOLATION, NULL,
-                      "The campaign has no usable server seed (it was imported before its end); "
-                      "the organizer must rotate the seed first.");
+    const struct seed *s = campaign_secret_seed(c, e);
+    if (!s)
+        return C_REFUSED;
     snprintf(out->client_seed, sizeof out->client_seed, "%s", in->client_seed);
     out->epoch = s->epoch;
     if (dice_derive(s->bytes, c->id, out->n, out->client_seed, count, out->faces) != 0)

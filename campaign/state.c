@@ -5,6 +5,7 @@
 #include "db/store.h"
 #include "rules/load.h"
 
+#include <ctype.h>
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,6 +59,20 @@ const char *role_name(enum role r)
         break;
     }
     return "none";
+}
+
+bool canonical_uuid(const char *text, char out[CAMPAIGN_ID_LEN + 1])
+{
+    if (!text || strlen(text) != CAMPAIGN_ID_LEN)
+        return false;
+    for (int i = 0; i < CAMPAIGN_ID_LEN; i++) {
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? text[i] != '-' : !isxdigit((unsigned char)text[i]))
+            return false;
+        out[i] = (char)tolower((unsigned char)text[i]);
+    }
+    out[CAMPAIGN_ID_LEN] = '\0';
+    return true;
 }
 
 enum cres refuse(struct cerr *e, enum problem_code code, const char *field, const char *fmt, ...)
@@ -190,6 +205,8 @@ static void load_seeds(struct campaign *c, json_t *rows)
         copy(s->commitment, sizeof s->commitment, jstr_at(r, 2));
         s->revealed = jstr_at(r, 3) != NULL;
         copy(s->revealed_at, sizeof s->revealed_at, jstr_at(r, 3));
+        const char *origin = jstr_at(r, 4);
+        s->from_document = !origin || strcmp(origin, "server") != 0;
     }
 }
 

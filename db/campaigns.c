@@ -20,7 +20,7 @@
         DB_TS("b.created_at") ", " DB_TS("b.finished_at"),                                          \
         "ORDER BY b.number) FROM battles b WHERE b.campaign_id = c.id")
 #define CAMPAIGN_SEEDS                                                                              \
-    AGG("s.epoch, encode(s.seed, 'hex'), s.commitment, " DB_TS("s.revealed_at"),                    \
+    AGG("s.epoch, encode(s.seed, 'hex'), s.commitment, " DB_TS("s.revealed_at") ", s.origin",                    \
         "ORDER BY s.epoch) FROM seeds s WHERE s.campaign_id = c.id")
 #define CAMPAIGN_EFFECTS                                                                            \
     AGG("e.event_id, e.rolled_by, e.data",                                                          \
@@ -137,19 +137,29 @@ long db_campaign_exists(struct db *db, const char *id)
 
 static struct db_statement st_seed_insert = {
     "seed_insert",
-    "INSERT INTO seeds (campaign_id, epoch, seed, commitment, revealed_at) VALUES ($1::uuid, "
-    "$2::int, decode($3, 'hex'), $4, CASE WHEN $5::boolean THEN now() END)",
-    5, 0};
-static struct db_statement st_reveal = {
-    "seeds_reveal",
-    "UPDATE seeds SET revealed_at = now() WHERE campaign_id = $1::uuid AND revealed_at IS NULL", 1,
-    0};
+    "INSERT INTO seeds (campaign_id, epoch, seed, commitment, revealed_at, origin) VALUES "
+    "($1::uuid, $2::int, decode($3, 'hex'), $4, CASE WHEN $5::boolean THEN now() END, $6)",
+    6, 0};
+static struct db_statement st_reveal = {"seeds_reveal",
+                                        "UPDATE seeds SET revealed_at = now() WHERE campaign_id = "
+                                        "$1::uuid AND revealed_at IS NULL AND seed IS NOT NULL",
+                                        1, 0};
+static struct db_statement st_id_lock = {
+    "campaign_id_lock", "SELECT pg_advisory_xact_lock(hashtextextended($1, 4444))", 1, 0};
 
 long db_seed_insert(struct db *db, const char *campaign, const char *epoch, const char *seed_hex,
-                    const char *commitment, bool revealed)
+                    const char *commitment, bool revealed, const char *origin)
 {
-    const char *p[] = {campaign, epoch, seed_hex, commitment, revealed ? "true" : "false"};
+    const char *p[] = {campaign, epoch, seed_hex, commitment, revealed ? "true" : "false", origin};
     return db_command(db, &st_seed_insert, p);
+}
+
+long db_campaign_id_lock(struct db *db, const char *id)
+{
+    const char *p[] = {id};
+    PGresult *r = db_exec(db, &st_id_lock, p);
+    PQclear(r);
+    return r ? 1 : -1;
 }
 
 long db_seeds_reveal(struct db *db, const char *campaign)

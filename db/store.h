@@ -22,7 +22,8 @@ long db_campaign_insert(struct db *db, const char *const p[13]);
  * first_player, cards_allies, cards_axis, medals_to_win, commissar, phase, winner,
  * medals_allies, medals_axis, undeployed_allies, undeployed_axis, objective_allies,
  * objective_axis, created_at, finished_at]], seeds [[epoch, seed_hex, commitment,
- * revealed_at]], effects [[event_id, rolled_by, data]], What-if rolls [[side, faces, event]] */
+ * revealed_at, origin]], effects [[event_id, rolled_by, data]], What-if rolls [[side, faces,
+ * event]] */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock);
 /* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
 bool db_campaign_save(struct db *db, const char *const p[8]);
@@ -32,10 +33,16 @@ PGresult *db_campaign_versions(struct db *db, const char *ids);
 PGresult *db_campaign_list(struct db *db, const char *before_seq, const char *limit);
 long db_campaign_exists(struct db *db, const char *id);
 
-/* seeds (db/campaigns.c): epoch, seed(hex or NULL), commitment, revealed_at */
+/* seeds (db/campaigns.c): epoch, seed(hex or NULL), commitment, revealed_at, origin ("server"
+ * or "import") */
 long db_seed_insert(struct db *db, const char *campaign, const char *epoch, const char *seed_hex,
-                    const char *commitment, bool revealed);
+                    const char *commitment, bool revealed, const char *origin);
+/* Reveals every seed of the campaign whose value is held (not those only imported as a
+ * commitment). */
 long db_seeds_reveal(struct db *db, const char *campaign);
+/* Takes a lock on a campaign id until the transaction ends, whether or not the campaign exists
+ * (imports of one id wait for each other). */
+long db_campaign_id_lock(struct db *db, const char *id);
 
 /* battles (db/battles.c) */
 bool db_battle_insert(struct db *db, const char *const p[9]);
@@ -70,9 +77,13 @@ bool db_log_insert(struct db *db, const char *campaign, const char *actor, const
                    const char *detail);
 PGresult *db_log(struct db *db, const char *campaign);
 
-/* idempotency (db/idempotency.c): method, path, request_hash(hex), status, body, etag, location */
-PGresult *db_idem_get(struct db *db, const char *scope, const char *key);
-bool db_idem_insert(struct db *db, const char *const p[9]);
-long db_idem_lock(struct db *db, const char *scope, const char *key);
+/* idempotency (db/idempotency.c): rows are found by a key hash (hex); a row older than `ttl`
+ * seconds is not found. Columns: request_hash (hex), status, body (hex), etag, location. */
+PGresult *db_idem_get(struct db *db, const char *key_hash, const char *ttl);
+/* key_hash, request_hash, status, body (all hex but status), etag, location */
+bool db_idem_insert(struct db *db, const char *const p[6]);
+long db_idem_lock(struct db *db, const char *key_hash);
+/* Deletes the rows older than `ttl` seconds; returns how many, or -1. */
+long db_idem_sweep(struct db *db, const char *ttl);
 
 #endif

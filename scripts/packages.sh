@@ -28,6 +28,9 @@ declare -A PROBE=(
   [libclang-rt-14-dev]=file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
   [debootstrap]=cmd:debootstrap
   [patch]=cmd:patch
+  [clang-format]=cmd:clang-format
+  [cppcheck]=cmd:cppcheck
+  [git]=cmd:git
 )
 
 RUN_PACKAGES="make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev
@@ -47,6 +50,7 @@ declare -A PROFILE=(
   [bench]="$RUN_PACKAGES curl procps"
   [fresh]="debootstrap"
   [mutants]="$TEST_PACKAGES patch valgrind"
+  [lint]="clang-format cppcheck git"
 )
 
 # profile -> the source directories whose #include <...> its builds compile, and the compiler
@@ -59,5 +63,6 @@ declare -A PROFILE_SOURCES=(
   [bench]="util db rules campaign api cmd tools bench"
   [fresh]=""
   [mutants]="util db rules campaign api cmd tools tests"
+  [lint]=""
 )
 declare -A PROFILE_CC=([fuzz]=clang)

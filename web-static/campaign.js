@@ -510,10 +510,16 @@ function verifyView(st) {
       const ok = v.rolls.filter((r) => r.status === 'ok').length;
       const bad = v.rolls.filter((r) => r.status === 'mismatch').length;
       const table = v.rolls.filter((r) => r.status === 'table').length;
+      const unrevealed = v.rolls.filter((r) => r.status === 'unrevealed').length;
       const byN = new Map(v.rolls.map((r) => [r.n, r]));
+      const counts = `${ok} server roll${ok === 1 ? '' : 's'} verified, ${bad} mismatch${bad === 1 ? '' : 'es'}${table ? `, ${table} entered from the table` : ''}`;
+      // Success only when every server roll was recomputed and matched.
+      let verdict;
+      if (bad || !v.seedsOk) verdict = { cls: 'verify-bad', text: `${v.seedsOk ? '' : 'A revealed seed does NOT match its commitment! '}Not verified: ${counts}.` };
+      else if (unrevealed) verdict = { cls: 'verify-bad', text: `Not verified: ${unrevealed} server roll${unrevealed === 1 ? '' : 's'} cannot be checked, because their seed was never revealed here (the campaign was brought in from another server before its end). ${counts}.` };
+      else verdict = { cls: 'verify-ok', text: `Verified: the revealed seed matches its commitment, and every server roll is what it gives. ${counts}.` };
       result.replaceChildren(
-        h('p', { id: 'verify-summary', class: bad || !v.seedsOk ? 'verify-bad' : 'verify-ok',
-          text: `${v.seedsOk ? 'The revealed seed matches its commitment. ' : 'A revealed seed does NOT match its commitment! '}${ok} server roll${ok === 1 ? '' : 's'} verified, ${bad} mismatch${bad === 1 ? '' : 'es'}${table ? `, ${table} entered from the table` : ''}.` }),
+        h('p', { id: 'verify-summary', class: verdict.cls, text: verdict.text }),
         h('div', { class: 'table-wrap' }, h('table', { id: 'verify-table' },
           h('thead', {}, h('tr', {}, h('th', { text: '#' }), h('th', { text: 'Side' }), h('th', { text: 'Roll' }), h('th', { text: 'Faces' }), h('th', { text: 'Check' }))),
           h('tbody', {}, rolls.map((r) => {

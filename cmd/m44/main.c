@@ -26,7 +26,8 @@ static void usage(FILE *out)
                  "  m44 events --ruleset ID --first allies|axis --allies-faces F,... --axis-faces "
                  "F,...\n"
                  "             --cards ALLIES,AXIS [--commissar allies|axis] [--json]\n"
-                 "  m44 verify FILE\n"
+                 "  m44 verify FILE    (exit 0: every server roll verified; 1: a mismatch;\n"
+                 "                     3: some server roll not verifiable yet)\n"
                  "Faces: infantry, armor, grenade, star, flag. Every command also takes\n"
                  "--rulesets-dir DIR, an extra directory of ruleset JSON files.\n");
 }

@@ -31,7 +31,7 @@ int verify_export(const char *path, FILE *out, FILE *err)
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
         fprintf(err, "m44 verify: %s: line %d: %s\n", path, je.line, je.text);
-        return 2;
+        return VERIFY_UNREADABLE;
     }
     const char *id = json_string_value(json_object_get(json_object_get(doc, "campaign"), "id"));
     json_t *seeds = json_object_get(doc, "seeds"), *rolls = json_object_get(doc, "rolls");
@@ -39,7 +39,7 @@ int verify_export(const char *path, FILE *out, FILE *err)
         fprintf(err, "m44 verify: %s: not a campaign export (needs campaign.id, seeds, rolls)\n",
                 path);
         json_decref(doc);
-        return 2;
+        return VERIFY_UNREADABLE;
     }
     static struct epoch epochs[MAX_EPOCHS];
     int nepochs = 0, mismatches = 0, verified = 0, unverified = 0, table = 0;
@@ -108,7 +108,7 @@ int verify_export(const char *path, FILE *out, FILE *err)
             if (epochs[k].number == ep)
                 e = &epochs[k];
         if (!e || !e->revealed) {
-            fprintf(out, "%s: %s not verifiable yet (seed %ld not revealed)\n", label, text, ep);
+            fprintf(out, "%s: %s NOT VERIFIED: seed %ld is not revealed\n", label, text, ep);
             unverified++;
             continue;
         }
@@ -129,9 +129,20 @@ int verify_export(const char *path, FILE *out, FILE *err)
         verified++;
     }
     fprintf(out,
-            "%d server roll(s) verified, %d mismatch(es), %d not verifiable yet, %d from "
-            "the table\n",
+            "%d server roll(s) verified, %d mismatch(es), %d not verifiable, %d from the table\n",
             verified, mismatches, unverified, table);
     json_decref(doc);
-    return mismatches ? 1 : 0;
+    if (mismatches) {
+        fprintf(out, "FAILED: %d mismatch(es): some roll is not what its seed gives\n", mismatches);
+        return VERIFY_MISMATCH;
+    }
+    if (unverified) {
+        fprintf(out,
+                "NOT VERIFIED: %d server roll(s) cannot be checked until their seed is revealed "
+                "(the campaign must finish, or the organizer rotate the seed)\n",
+                unverified);
+        return VERIFY_INCOMPLETE;
+    }
+    fprintf(out, "VERIFIED: every server roll matches its revealed seed\n");
+    return VERIFY_OK;
 }

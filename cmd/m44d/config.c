@@ -52,6 +52,9 @@ static const struct option_spec options[] = {
      FIELD(version_poll_ms),
      "how often long polls look for changes made through other m44d processes on the same "
      "database, in milliseconds (0: never; for a daemon alone on its database)"},
+    {"idempotency-ttl", "M44_IDEMPOTENCY_TTL", OPT_INT, "86400", 1, 30L * 86400, NULL,
+     FIELD(idempotency_ttl),
+     "seconds a response is kept for a repeat with the same Idempotency-Key (then deleted)"},
     {"cache-entries", "M44_CACHE_ENTRIES", OPT_INT, "4096", 0, 1000000, NULL, FIELD(cache_entries),
      "rendered campaign standings kept in memory, a few KiB each (0: none)"},
     {"rulesets-dir", "M44_RULESETS_DIR", OPT_STRING, "", 0, 0, NULL, FIELD(rulesets_dir),

@@ -25,7 +25,8 @@ struct config {
     long shutdown_timeout;
     long max_wait;        /* longest long-poll a client may ask for, seconds */
     long version_poll_ms; /* long polls: how often other daemons' changes are looked for */
-    long cache_entries; /* rendered standings kept in memory */
+    long idempotency_ttl; /* seconds a stored response for an Idempotency-Key is kept */
+    long cache_entries;   /* rendered standings kept in memory */
     char rulesets_dir[1024];
     bool migrate;
     bool help;

@@ -125,6 +125,7 @@ int main(int argc, char **argv)
         .conn_memory = (size_t)cfg.conn_memory,
         .max_wait = (unsigned)cfg.max_wait,
         .version_poll_ms = (unsigned)cfg.version_poll_ms,
+        .idempotency_ttl = (unsigned)cfg.idempotency_ttl,
     };
     cache_init(cfg.cache_entries);
     if (!http_start(&opts))

@@ -5,6 +5,7 @@
 #include <CUnit/CUnit.h>
 #include <CUnit/TestRun.h>
 #include <libpq-fe.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,18 @@ long sql_long(const char *sql)
     return sql_long_on(api_conninfo, sql);
 }
 
+bool sql_exec_on(const char *conninfo, const char *sql)
+{
+    PGconn *c = PQconnectdb(conninfo);
+    PGresult *r = PQexec(c, sql);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    if (!ok)
+        fprintf(stderr, "\nSQL failed: %s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+    return ok;
+}
+
 long sql_long_on(const char *conninfo, const char *sql)
 {
     PGconn *c = PQconnectdb(conninfo);
@@ -108,4 +121,24 @@ long sql_long_on(const char *conninfo, const char *sql)
     PQclear(r);
     PQfinish(c);
     return v;
+}
+
+void derive_faces(const uint8_t seed[32], const char *cid, long n, const char *cs, int count,
+                  const char **out)
+{
+    static const char *const faces[6] = {"infantry", "infantry", "armor",
+                                         "grenade",  "star",     "flag"};
+    int got = 0;
+    for (long k = 0; got < count; k++) {
+        char msg[256];
+        int len = snprintf(msg, sizeof msg, "%s:%ld:%s:%ld", cid, n, cs, k);
+        uint8_t mac[32];
+        crypto_auth_hmacsha256_state st;
+        crypto_auth_hmacsha256_init(&st, seed, 32);
+        crypto_auth_hmacsha256_update(&st, (const unsigned char *)msg, (unsigned long long)len);
+        crypto_auth_hmacsha256_final(&st, mac);
+        for (int i = 0; i < 32 && got < count; i++)
+            if (mac[i] < 252)
+                out[got++] = faces[mac[i] % 6];
+    }
 }

@@ -6,6 +6,7 @@
 #include "tests/common/http.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum who { ORGANIZER = 0, ALLIES = 1, AXIS = 2, ANYONE = 3 };
 
@@ -47,5 +48,12 @@ extern char *api_conninfo;
  * database `conninfo`), or -1. */
 long sql_long(const char *sql);
 long sql_long_on(const char *conninfo, const char *sql);
+/* Runs one SQL statement on a fresh connection to `conninfo`; false (printed) when it fails. */
+bool sql_exec_on(const char *conninfo, const char *sql);
+
+/* RULES.md 1.2, written again here from the text, independent of rules/dice.c: the faces of
+ * roll n (as names) from a server seed. */
+void derive_faces(const uint8_t seed[32], const char *cid, long n, const char *cs, int count,
+                  const char **out);
 
 #endif

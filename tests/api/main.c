@@ -16,6 +16,7 @@ void register_error_tests(void);
 void register_concurrency_tests(void);
 void register_export_tests(void);
 void register_hostile_tests(void);
+void register_integrity_tests(void);
 
 static int start_shared(void)
 {
@@ -32,7 +33,7 @@ int main(void)
     const tk_register_fn suites[] = {register_health_tests,      register_flow_tests,
                                      register_walkthrough_tests, register_error_tests,
                                      register_concurrency_tests, register_export_tests,
-                                     register_hostile_tests};
+                                     register_hostile_tests,     register_integrity_tests};
     /* Every response the suites get is checked against api/openapi.json. */
     if (!contract_start())
         return 1;

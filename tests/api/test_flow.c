@@ -15,27 +15,6 @@
 
 static const char *const SIDES[2] = {"allies", "axis"};
 
-/* RULES.md 1.2, written again here from the text, independent of rules/dice.c. */
-static void derive(const uint8_t seed[32], const char *cid, long n, const char *cs, int count,
-                   const char **out)
-{
-    static const char *const faces[6] = {"infantry", "infantry", "armor",
-                                         "grenade",  "star",     "flag"};
-    int got = 0;
-    for (long k = 0; got < count; k++) {
-        char msg[256];
-        int len = snprintf(msg, sizeof msg, "%s:%ld:%s:%ld", cid, n, cs, k);
-        uint8_t mac[32];
-        crypto_auth_hmacsha256_state st;
-        crypto_auth_hmacsha256_init(&st, seed, 32);
-        crypto_auth_hmacsha256_update(&st, (const unsigned char *)msg, (unsigned long long)len);
-        crypto_auth_hmacsha256_final(&st, mac);
-        for (int i = 0; i < 32 && got < count; i++)
-            if (mac[i] < 252)
-                out[got++] = faces[mac[i] % 6];
-    }
-}
-
 /* Token effects of What-if events, from RULES.md 5 (the test's own table). */
 static const struct {
     const char *id;
@@ -187,8 +166,7 @@ static void check_instructions(json_t *got, json_t *faces[2], int first, json_t 
     for (int k = 0; k < 2; k++)
         for (size_t f = 0; f < 4; f++)
             for (size_t i = 0; i < json_array_size(faces[order[k]]); i++)
-                if (strcmp(json_string_value(json_array_get(faces[order[k]], i)), per_side[f]) ==
-                    0)
+                if (strcmp(json_string_value(json_array_get(faces[order[k]], i)), per_side[f]) == 0)
                     json_array_append_new(want, json_pack("{s:s, s:s}", "roller", SIDES[order[k]],
                                                           "face", per_side[f]));
     for (int k = 0; k < 2; k++)
@@ -437,8 +415,8 @@ static void play(const char *ruleset)
         CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ro, "source")), "server");
         json_t *faces = json_object_get(ro, "faces");
         const char *want[128];
-        derive(seed, c.id, (long)i + 1, json_string_value(json_object_get(ro, "client_seed")),
-               (int)json_array_size(faces), want);
+        derive_faces(seed, c.id, (long)i + 1, json_string_value(json_object_get(ro, "client_seed")),
+                     (int)json_array_size(faces), want);
         for (size_t k = 0; k < json_array_size(faces); k++)
             mismatches += strcmp(json_string_value(json_array_get(faces, k)), want[k]) != 0;
     }

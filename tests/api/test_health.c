@@ -280,6 +280,7 @@ static void test_thread_options(void)
     CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-db"), 5);
     CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-versions"), 1);
     CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-waiters"), 1);
+    CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-sweeper"), 1);
     CU_ASSERT_EQUAL(daemon_stop(&t, SIGTERM, 30), 0);
 }
 

@@ -17,7 +17,7 @@ static pid_t validator;
 static char check_url[64];
 static pthread_t main_thread;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static char *pending; /* mismatches seen on other threads, one per line */
+static char *pending;                     /* mismatches seen on other threads, one per line */
 static long checked, mismatches, outside; /* outside: mismatches seen outside any test */
 
 bool contract_start(void)
@@ -110,10 +110,10 @@ void contract_check(const char *method, const char *url, long status, const char
         return;
     const char *path = strstr(url, "://");
     path = path ? strchr(path + 3, '/') : NULL;
-    json_t *req = json_pack("{s:s, s:s, s:i, s:s, s:s%}", "method", method, "path",
-                            path ? path : "/", "status", (int)status, "content_type",
-                            content_type ? content_type : "", "body", body ? body : "",
-                            body ? len : (size_t)0);
+    json_t *req =
+        json_pack("{s:s, s:s, s:i, s:s, s:s%}", "method", method, "path", path ? path : "/",
+                  "status", (int)status, "content_type", content_type ? content_type : "", "body",
+                  body ? body : "", body ? len : (size_t)0);
     char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
     json_decref(req);
     struct sink s = {.len = 0};
@@ -146,9 +146,9 @@ void contract_check(const char *method, const char *url, long status, const char
         json_t *e;
         size_t i;
         what[0] = '\0';
-        json_array_foreach(json_object_get(ans, "errors"), i, e)
-            o += (size_t)snprintf(what + o, o < sizeof what ? sizeof what - o : 0, "%s%s",
-                                  i ? "; " : "", json_string_value(e));
+        json_array_foreach(json_object_get(ans, "errors"), i, e) o +=
+            (size_t)snprintf(what + o, o < sizeof what ? sizeof what - o : 0, "%s%s", i ? "; " : "",
+                             json_string_value(e));
     }
     json_decref(ans);
     report(what);

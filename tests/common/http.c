@@ -5,12 +5,20 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+static _Thread_local char source[64];
+
+void http_set_source(const char *address)
+{
+    snprintf(source, sizeof source, "%s", address ? address : "");
+}
 
 struct growbuf {
     char *data;
@@ -48,6 +56,8 @@ struct http_resp *http_do(const char *method, const char *url, const char *body,
     list = curl_slist_append(list, "Expect:");
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (source[0])
+        curl_easy_setopt(c, CURLOPT_INTERFACE, source);
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     if (body) {

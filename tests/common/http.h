@@ -18,6 +18,10 @@ struct http_resp *http_do(const char *method, const char *url, const char *body,
                           const char *const *headers);
 void http_free(struct http_resp *r);
 
+/* Later requests of the calling thread come from this local address (e.g. "127.0.0.2": another
+ * client on the loopback network); NULL for the default. */
+void http_set_source(const char *address);
+
 /* A response header's value (copied into buf), or NULL. */
 const char *http_header(const struct http_resp *r, const char *name, char *buf, size_t len);
 

@@ -88,6 +88,9 @@ static const struct check_case cases[] = {
     {"event log actor", NULL,
      "INSERT INTO event_log (campaign_id, actor, action) VALUES ('" ID "', %s, 'test')", "'system'",
      "'admin'"},
+    {"seed origin", NULL,
+     "INSERT INTO seeds (campaign_id, epoch, commitment, origin) VALUES ('" ID "', 9, 'c', %s)",
+     "'import'", "'document'"},
 };
 
 /* Runs setup and the statement with `value` in a transaction that is then rolled back, and
@@ -175,6 +178,12 @@ static void test_upgrade_with_rows(void)
         "INSERT INTO token_ledger (campaign_id, side, delta, balance, reason) "
         "VALUES ('" ID2 "', 'allies', -2, 0, 'reserve')",
         "INSERT INTO event_log (campaign_id, actor, action) VALUES ('" ID2 "', 'organizer', 'x')",
+        /* A seed drawn here, and one imported without its value (0004 tells them apart). */
+        "INSERT INTO seeds (campaign_id, epoch, seed, commitment) VALUES ('" ID2
+        "', 1, decode(repeat('ab', 32), 'hex'), 'c1'), ('" ID2 "', 2, NULL, 'c2')",
+        /* A stored response in clear, as before 0004: it must not survive. */
+        "INSERT INTO idempotency (scope, key, method, path, request_hash, status, body) VALUES "
+        "('', 'k', 'POST', '/api/v1/campaigns', '\\x00', 201, '{\"organizer_key\":\"x\"}')",
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         CU_ASSERT_FATAL(fixture_sql(c, rows[i]));
@@ -196,6 +205,13 @@ static void test_upgrade_with_rows(void)
     CU_ASSERT_STRING_EQUAL(PQgetvalue(after, 0, 0), PQgetvalue(before, 0, 0));
     PQclear(before);
     PQclear(after);
+    PGresult *seeds = PQexec(c, "SELECT string_agg(epoch || ':' || origin, ',' ORDER BY epoch) "
+                                "FROM seeds");
+    CU_ASSERT_STRING_EQUAL(PQgetvalue(seeds, 0, 0), "1:server,2:import");
+    PQclear(seeds);
+    PGresult *stored = PQexec(c, "SELECT count(*) FROM idempotency");
+    CU_ASSERT_STRING_EQUAL(PQgetvalue(stored, 0, 0), "0");
+    PQclear(stored);
     /* No CHECK on one column is left behind: the domains hold them now. */
     PGresult *left = PQexec(c, "SELECT string_agg(conname, ',') FROM pg_constraint WHERE contype = "
                                "'c' AND conrelid <> 0 AND array_length(conkey, 1) = 1");

@@ -256,7 +256,7 @@ try {
   const rolls = await apiGet(`/campaigns/${id}/rolls`);
   const server = rolls.filter((r) => r.source === 'server').length;
   const summary = await text(allies, '#verify-summary');
-  check(summary.includes('matches its commitment'), 'the revealed seed matches its commitment');
+  check(summary.startsWith('Verified:') && summary.includes('matches its commitment'), 'the revealed seed matches its commitment');
   check(summary.includes(`${server} server rolls verified, 0 mismatches`), `all ${server} server rolls verified (${summary})`);
   const statuses = await allies.locator('#verify-table tbody tr').evaluateAll((els) => els.map((e) => e.dataset.status));
   check(statuses.length === rolls.length && statuses.every((s) => s === 'ok' || s === 'table'), 'each roll is marked');
@@ -307,6 +307,32 @@ try {
   await plain.waitForSelector('#verify-summary');
   const plainSummary = await text(plain, '#verify-summary');
   check(plainSummary.includes(`${server} server rolls verified, 0 mismatches`), `without WebCrypto all ${server} server rolls verify too (${plainSummary})`);
+
+  // ---- a campaign whose rolls cannot be checked is never shown as verified ----
+  // An export crafted with a seed commitment but no seed, and "server" rolls with chosen faces:
+  // the import takes it (nothing can be checked), and the page must say "not verified".
+  const craftedId = 'c0ffee00-0000-4000-8000-00000000e2e1';
+  const roll = (n, side, faces) => ({ action: 'roll', detail: { n, side, purpose: 'reserve', battle: 1, source: 'server', client_seed: '', seed_epoch: 1, faces } });
+  const craftedActions = [
+    { action: 'campaign_created', detail: { name: 'Crafted', ruleset: 'standard', what_if: false, dice: 'server', reserve_tokens: { allies: 0, axis: 0 }, players: { allies: '', axis: '' }, scenarios: null } },
+    { action: 'battle_created', detail: { number: 1, scenario: 'Crafted', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 6, commissar: null } },
+    roll(1, 'allies', ['star', 'star']), roll(2, 'axis', ['flag', 'flag']),
+    { action: 'reserve_choice', detail: { battle: 1, side: 'allies', options: [] } },
+    { action: 'reserve_choice', detail: { battle: 1, side: 'axis', options: [] } },
+    { action: 'result', detail: { battle: 1, winner: 'allies', medals: { allies: 6, axis: 0 } } },
+  ];
+  const crafted = { format: 'm44d-campaign-export', format_version: 1, campaign: { id: craftedId }, seeds: [{ epoch: 1, commitment: '1'.repeat(64) }], rolls: craftedActions.filter((a) => a.action === 'roll').map((a) => a.detail), actions: craftedActions };
+  const imported = await (await fetch(`${BASE}/api/v1/campaigns/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(crafted) })).json();
+  check(imported.id === craftedId, `the crafted export imports (${JSON.stringify(imported).slice(0, 120)})`);
+  await fetch(`${BASE}/api/v1/campaigns/${craftedId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${imported.organizer_key}` }, body: '{}' });
+  const reader = await newPage(desk, 'unverifiable');
+  await reader.goto(`${BASE}/c/${craftedId}`);
+  await reader.waitForSelector('#verify');
+  await reader.click('#verify');
+  await reader.waitForSelector('#verify-summary');
+  const unverified = await text(reader, '#verify-summary');
+  check(unverified.startsWith('Not verified') && await reader.locator('#verify-summary.verify-ok').count() === 0, `rolls that cannot be checked: "not verified", never the green success (${unverified})`);
+  await shot(reader, '08-not-verified.png');
 
   check(foreign.length === 0, `no request left the server (${foreign.slice(0, 3).join(', ')})`);
   check(consoleErrors.length === 0, `no script errors (${consoleErrors.slice(0, 3).join(' | ')})`);

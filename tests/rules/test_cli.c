@@ -194,9 +194,11 @@ static void test_verify(void)
          2, "line 1"},
         {"[{\"epoch\":1,\"commitment\":\"00" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 "]", 1, "MISMATCH: SHA-256(server_seed)"},
-        /* Not revealed yet: nothing to check, nothing wrong. */
-        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":null}]", "[" ROLL1 "]", 0,
-         "not verifiable yet"},
+        /* Not revealed yet: nothing wrong, but not verified either (exit 3). */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":null}]", "[" ROLL1 "]", 3,
+         "NOT VERIFIED: 1 server roll(s) cannot be checked"},
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
+         "[" ROLL1 "," ROLL2 "," ROLL3 "]", 0, "VERIFIED: every server roll matches"},
         {"{}", "[]", 2, "not a campaign export"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

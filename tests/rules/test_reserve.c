@@ -482,7 +482,7 @@ static void check_option(const struct optset *os, const struct option *o, const 
         CU_ASSERT_FATAL(o->dice[k] == 0 || o->dice[k] == 1);
     /* Every option key in rules/data starts with the symbols it uses ("star-infantry-dragoons":
      * star + infantry): the faces at the option's dice are those symbols, in either order. */
-    enum face want[2];
+    enum face want[2] = {FACE_INFANTRY, FACE_INFANTRY};
     int nwant = 0;
     char key[RS_ID_MAX];
     snprintf(key, sizeof key, "%s", o->key);
@@ -497,8 +497,9 @@ static void check_option(const struct optset *os, const struct option *o, const 
                               : (f[o->dice[0]] == want[0] && f[o->dice[1]] == want[1]) ||
                                     (f[o->dice[0]] == want[1] && f[o->dice[1]] == want[0]);
     if (!same)
-        fprintf(stderr, "\n%s %s: its dice show %s%s%s\n", os->name, o->id, face_name(f[o->dice[0]]),
-                o->ndice > 1 ? "+" : "", o->ndice > 1 ? face_name(f[o->dice[1]]) : "");
+        fprintf(stderr, "\n%s %s: its dice show %s%s%s\n", os->name, o->id,
+                face_name(f[o->dice[0]]), o->ndice > 1 ? "+" : "",
+                o->ndice > 1 ? face_name(f[o->dice[1]]) : "");
     CU_ASSERT_TRUE(same);
 }
 

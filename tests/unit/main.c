@@ -16,8 +16,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--testkit-child") == 0)
         return testkit_child(argv[2]); /* see test_testkit.c */
-    const tk_register_fn suites[] = {register_config_tests, register_router_tests,
+    const tk_register_fn suites[] = {register_config_tests,  register_router_tests,
                                      register_problem_tests, register_openapi_tests,
-                                     register_cache_tests, register_testkit_tests};
+                                     register_cache_tests,   register_testkit_tests};
     return tk_run("unit", suites, (int)(sizeof suites / sizeof suites[0]));
 }

@@ -1,4 +1,5 @@
 /* The OpenAPI document and the routing table describe the same endpoints, both ways. */
+#include "api/problem.h"
 #include "api/router.h"
 #include "tests/common/testkit.h"
 #include "util/embed.h"
@@ -95,9 +96,35 @@ static void test_documented_are_routes(void)
     json_decref(doc);
 }
 
+/* The document's problem codes are exactly api/problem.c's, both ways. */
+static void test_problem_codes(void)
+{
+    json_t *doc = load();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_t *codes = json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(doc, "components"), "schemas"),
+                            "Problem"),
+            "properties"),
+        "code");
+    json_t *list = json_object_get(codes, "enum");
+    CU_ASSERT_EQUAL(json_array_size(list), PROBLEM_COUNT);
+    for (int c = 0; c < PROBLEM_COUNT; c++) {
+        const char *slug = problem_info((enum problem_code)c)->slug;
+        bool found = false;
+        for (size_t i = 0; i < json_array_size(list); i++)
+            found |= strcmp(json_string_value(json_array_get(list, i)), slug) == 0;
+        if (!found)
+            fprintf(stderr, "\nproblem code %s is not in openapi.json\n", slug);
+        CU_ASSERT(found);
+    }
+    json_decref(doc);
+}
+
 void register_openapi_tests(void)
 {
     CU_pSuite s = CU_add_suite("openapi", NULL, NULL);
     CU_add_test(s, "every route is in openapi.json", test_routes_are_documented);
     CU_add_test(s, "every operation in openapi.json is routed", test_documented_are_routes);
+    CU_add_test(s, "every problem code is in openapi.json, and no other", test_problem_codes);
 }

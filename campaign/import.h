@@ -1,0 +1,73 @@
+/*
+ * Restoring a campaign from its export, in two steps.
+ *
+ * 1. import_parse (pure: no database) reads the document into a plan and checks everything
+ *    that can be checked without replaying it: the format, the campaign's id (made canonical),
+ *    the seeds against their commitments, and every recorded roll against the dice source of
+ *    the campaign, the seed epoch in force at that point and, where the seed's value is in the
+ *    document, the faces that seed gives (RULES.md 1.2); the document's "rolls" must be the
+ *    rolls of its actions. Nothing may follow "finished". Only the fields the plan understands
+ *    are kept, so nothing of the document is stored verbatim. A roll whose seed's value is not
+ *    in the document cannot be checked: it is kept, and stays "not verified" everywhere.
+ * 2. campaign_import (campaign.h) replays the plan through the same functions that handled
+ *    the actions the first time, in one transaction, and leaves an active campaign rolling
+ *    with a new secret seed drawn by this server.
+ *
+ * Any refusal names the field ("actions[12]", "seeds[0]", "campaign.id") and nothing is written.
+ */
+#ifndef M44_CAMPAIGN_IMPORT_H
+#define M44_CAMPAIGN_IMPORT_H
+
+#include "campaign/campaign.h"
+
+#define IMPORT_MAX_ACTIONS 2000
+
+enum import_kind {
+    IMPORT_ROLL,
+    IMPORT_BATTLE,
+    IMPORT_CHOICE,
+    IMPORT_RESULT,
+    IMPORT_FINISHED,
+    IMPORT_SEED_ROTATED,
+};
+
+struct import_action {
+    enum import_kind kind;
+    int index; /* in the document's "actions" */
+    enum side side;
+    int battle;
+    /* IMPORT_ROLL */
+    const char *purpose;
+    struct roll_input roll;
+    /* IMPORT_BATTLE */
+    struct battle_input setup;
+    /* IMPORT_CHOICE */
+    int nitems;
+    struct choice_item items[RULES_MAX_OFFERED];
+    /* IMPORT_RESULT */
+    struct result_input result;
+};
+
+struct import_seed {
+    int epoch;
+    char commitment[65];
+    bool has_value; /* the document carries it: it is public */
+    uint8_t value[SEED_BYTES];
+};
+
+struct import_plan {
+    char id[CAMPAIGN_ID_LEN + 1]; /* canonical (lowercase) */
+    struct create_input create;   /* strings point into the document */
+    int nseeds;
+    struct import_seed seeds[MAX_EPOCHS];
+    int nactions;
+    struct import_action *actions; /* owned by the plan */
+    bool finished;
+};
+
+/* Reads and checks the document (see above). Returns C_OK with `plan` filled (free it with
+ * import_plan_free; it points into `doc`, which must outlive it) or C_REFUSED with `e`. */
+enum cres import_parse(json_t *doc, struct import_plan *plan, struct cerr *e);
+void import_plan_free(struct import_plan *plan);
+
+#endif
