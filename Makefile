@@ -186,6 +186,7 @@ valgrind:
 
 lint:
 	@scripts/deps.sh lint
+	@scripts/check-layers.sh
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --std=c11 -I. -D_GNU_SOURCE --suppress=missingIncludeSystem \

@@ -1,7 +1,7 @@
 /* POST /api/v1/campaigns/{id}/battles/{n}/reserve-roll: a side rolls 2 dice for reserves. */
 #include "api/common.h"
 #include "api/handlers.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 #include <stdlib.h>
 

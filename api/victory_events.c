@@ -1,7 +1,7 @@
 /* POST /api/v1/campaigns/{id}/battles/{n}/victory-events: a side rolls its victory events. */
 #include "api/common.h"
 #include "api/handlers.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 struct arg {
     int battle;

@@ -1,7 +1,7 @@
 #include "api/views.h"
 
 #include "db/store.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 #include <sodium.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* POST /api/v1/campaigns/{id}/what-if: a side rolls its What-if die. */
 #include "api/common.h"
 #include "api/handlers.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 static enum cres what_if(struct db *db, struct write_ctx *w)
 {

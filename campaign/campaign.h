@@ -10,9 +10,9 @@
 #ifndef M44_CAMPAIGN_H
 #define M44_CAMPAIGN_H
 
-#include "api/problem.h"
+#include "campaign/problem.h"
 #include "db/db.h"
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 #include "rules/rules.h"
 
 #include <jansson.h>

@@ -2,7 +2,7 @@
 #include "campaign/campaign.h"
 
 #include "db/store.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

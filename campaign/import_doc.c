@@ -3,7 +3,7 @@
 #include "campaign/import.h"
 
 #include "campaign/rulesets.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 #include <sodium.h>
 #include <stdarg.h>

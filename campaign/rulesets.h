@@ -2,7 +2,7 @@
 #ifndef M44_CAMPAIGN_RULESETS_H
 #define M44_CAMPAIGN_RULESETS_H
 
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 
 /* Loads the built-ins plus `dir` (may be NULL/""); returns 0 or -1 with err. Call once. */
 int rulesets_init(const char *dir, char *err, size_t errlen);

@@ -3,7 +3,7 @@
 
 #include "campaign/rulesets.h"
 #include "db/store.h"
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 
 #include <ctype.h>
 #include <sodium.h>

@@ -8,9 +8,9 @@
  * Every command takes --rulesets-dir DIR (as m44d does). Bad arguments: usage, exit 2.
  */
 #include "cmd/m44/verify.h"
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 #include "rules/rules.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 #include <sodium.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 #include "cmd/m44/verify.h"
 
 #include "rules/rules.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 #include <jansson.h>
 #include <sodium.h>

@@ -1,5 +1,5 @@
 /* Fuzz target: ruleset documents (as in --rulesets-dir) and scenario lists. */
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #ifndef M44_RULESTEST_H
 #define M44_RULESTEST_H
 
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 
 extern struct ruleset_set test_rulesets;
 

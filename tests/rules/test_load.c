@@ -1,6 +1,6 @@
 /* Ruleset loading: the built-ins, broken files refused with file + JSON path + reason,
  * --rulesets-dir additions and replacements, "extends". */
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 #include "tests/common/testkit.h"
 #include "tests/rules/rulestest.h"
 

@@ -1,5 +1,5 @@
 /* Campaign outcome (winner, victory points, grades) and scenario lists. */
-#include "rules/load.h"
+#include "campaign/ruleset_load.h"
 #include "rules/rules.h"
 #include "tests/common/testkit.h"
 #include "tests/rules/rulestest.h"

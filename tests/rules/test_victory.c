@@ -1,6 +1,6 @@
 /* Victory event rolls: dice counts, instruction order, starting hands, notes. */
 #include "rules/rules.h"
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 #include "tests/common/testkit.h"
 #include "tests/rules/rulestest.h"
 

@@ -1,4 +1,4 @@
-#include "rules/to_json.h"
+#include "campaign/rules_json.h"
 
 #include <stdio.h>
 #include <string.h>

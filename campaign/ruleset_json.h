@@ -1,6 +1,6 @@
 /* Internal to the ruleset loader: the validation context and JSON readers shared by its files. */
-#ifndef M44_RULES_LOAD_JSON_H
-#define M44_RULES_LOAD_JSON_H
+#ifndef M44_CAMPAIGN_RULESET_JSON_H
+#define M44_CAMPAIGN_RULESET_JSON_H
 
 #include "rules/rules.h"
 

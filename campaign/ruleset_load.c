@@ -1,6 +1,6 @@
 /* Ruleset files: the built-ins and --rulesets-dir, "extends", and the loaded set. */
-#include "rules/load.h"
-#include "rules/load_json.h"
+#include "campaign/ruleset_load.h"
+#include "campaign/ruleset_json.h"
 
 #include "util/embed.h"
 

@@ -1,5 +1,5 @@
 /* JSON readers for the ruleset loader: each failure names the file, JSON path and reason. */
-#include "rules/load_json.h"
+#include "campaign/ruleset_json.h"
 
 #include <ctype.h>
 #include <stdarg.h>

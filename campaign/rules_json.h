@@ -1,6 +1,6 @@
 /* The JSON shapes of rules results, shared by the API and bin/m44 (API.md "Shapes"). */
-#ifndef M44_RULES_TO_JSON_H
-#define M44_RULES_TO_JSON_H
+#ifndef M44_CAMPAIGN_RULES_JSON_H
+#define M44_CAMPAIGN_RULES_JSON_H
 
 #include "rules/rules.h"
 

@@ -1,7 +1,7 @@
 /* Ruleset documents into struct ruleset: grants, reserve options, victory events, What-if
  * events, scenario lists, outcome. See docs/RULESETS.md for the format. */
-#include "rules/load.h"
-#include "rules/load_json.h"
+#include "campaign/ruleset_load.h"
+#include "campaign/ruleset_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

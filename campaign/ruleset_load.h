@@ -3,8 +3,8 @@
  * This is the one part of rules/ that uses jansson. Every file is validated; a broken one is
  * refused with "file: $.json.path: reason".
  */
-#ifndef M44_RULES_LOAD_H
-#define M44_RULES_LOAD_H
+#ifndef M44_CAMPAIGN_RULESET_LOAD_H
+#define M44_CAMPAIGN_RULESET_LOAD_H
 
 #include "rules/rules.h"
 
