@@ -16,6 +16,12 @@ static enum cres create(struct db *db, struct write_ctx *w)
                         phase_name(b->phase), "scenario", b->scenario, "first_player",
                         side_name(b->first_player), "cards", "allies", b->cards[0], "axis",
                         b->cards[1], "medals_to_win", b->medals_to_win);
+    if (b->nmaps) {
+        json_t *maps = json_array();
+        for (int i = 0; i < b->nmaps; i++)
+            json_array_append_new(maps, json_string(b->maps[i]));
+        json_object_set_new(w->body, "maps", maps);
+    }
     return C_OK;
 }
 

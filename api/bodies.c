@@ -147,8 +147,28 @@ static const struct jfield battle_spec[] = {
     {"cards", JK_OBJECT, false, true, 0, 0, cards_spec},
     {"medals_to_win", JK_INT, false, true, 1, 99, NULL},
     {"commissar", JK_SIDE, false, true, 0, 0, NULL},
+    {"maps", JK_ARRAY, false, true, 2, RS_MAX_MAPS, NULL},
+    {"features", JK_ARRAY, false, true, 0, RS_MAX_FEATURES, NULL},
     {NULL, 0, false, false, 0, 0, NULL},
 };
+
+/* An array of short ids ("sword", "destroyers") into `out`; false with e set. */
+static bool id_list(json_t *a, const char *name, const char **out, int *n, struct jerr *e)
+{
+    *n = 0;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *v = json_array_get(a, i);
+        if (!json_is_string(v) || json_string_length(v) == 0 ||
+            json_string_length(v) >= RS_ID_MAX) {
+            char field[32];
+            snprintf(field, sizeof field, "%s[%zu]", name, i);
+            return jerr_set(e, PROBLEM_INVALID_FIELD, field, "%s must be a name of 1 to %d bytes.",
+                            field, RS_ID_MAX - 1);
+        }
+        out[(*n)++] = json_string_value(v);
+    }
+    return true;
+}
 
 bool parse_battle(json_t *body, struct battle_input *in, struct jerr *e)
 {
@@ -170,7 +190,8 @@ bool parse_battle(json_t *body, struct battle_input *in, struct jerr *e)
         in->cards[k] = (int)json_integer_value(jget(cards, side_name((enum side)k)));
     if (jget(body, "medals_to_win"))
         in->medals_to_win = (int)json_integer_value(jget(body, "medals_to_win"));
-    return true;
+    return id_list(jget(body, "maps"), "maps", in->maps, &in->nmaps, e) &&
+           id_list(jget(body, "features"), "features", in->features, &in->nfeatures, e);
 }
 
 /* ---- POST .../reserve-choice ---- */
@@ -225,6 +246,7 @@ static const struct jfield result_spec[] = {
     {"medals", JK_OBJECT, true, false, 0, 0, medals_spec},
     {"undeployed_reserves", JK_OBJECT, false, true, 0, 0, units_spec},
     {"objective_medals", JK_OBJECT, false, true, 0, 0, medals_spec},
+    {"sudden_death", JK_BOOL, false, true, 0, 0, NULL},
     {NULL, 0, false, false, 0, 0, NULL},
 };
 
@@ -245,6 +267,23 @@ bool parse_result(json_t *body, struct result_input *in, struct jerr *e)
     read_pair(jget(body, "objective_medals"), in->objective);
     in->has_undeployed = jget(body, "undeployed_reserves") != NULL;
     in->has_objective = jget(body, "objective_medals") != NULL;
+    in->sudden_death = json_is_true(jget(body, "sudden_death"));
+    return true;
+}
+
+/* ---- POST .../battles/{n}/pick ---- */
+
+static const struct jfield pick_spec[] = {
+    {"side", JK_SIDE, false, true, 0, 0, NULL},
+    {"event", JK_STRING, true, false, 1, RS_ID_MAX - 1, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_pick(json_t *body, const char **event, struct jerr *e)
+{
+    if (!body_check(body, pick_spec, "", e))
+        return false;
+    *event = json_string_value(jget(body, "event"));
     return true;
 }
 

@@ -35,6 +35,9 @@ bool parse_choice(json_t *body, struct choice_item items[RULES_MAX_OFFERED], int
 /* POST .../result. */
 bool parse_result(json_t *body, struct result_input *in, struct jerr *e);
 
+/* POST .../battles/{n}/pick: {"event"}, optionally "side"; *event points into `body`. */
+bool parse_pick(json_t *body, const char **event, struct jerr *e);
+
 /* POST .../finish and .../rotate-seed take no fields. */
 bool parse_empty(json_t *body, struct jerr *e);
 

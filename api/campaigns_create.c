@@ -44,7 +44,11 @@ void handle_campaigns_create(struct req *r)
             jerr_set(&e, PROBLEM_INTERNAL, NULL, "Out of memory.");
         reply_jerr(r, &e);
     } else {
-        struct write_op op = {.campaign = false, .need = NEED_NONE, .action = create, .arg = &a};
+        struct write_op op = {.campaign = false,
+                              .need = NEED_NONE,
+                              .action = create,
+                              .arg = &a,
+                              .returns_keys = true};
         write_run(r, &op);
     }
     free(list);

@@ -77,7 +77,8 @@ void handle_import(struct req *r)
         reply_jerr(r, &e);
         return;
     }
-    struct write_op op = {.campaign = false, .need = NEED_NONE, .action = import, .arg = &a};
+    struct write_op op = {
+        .campaign = false, .need = NEED_NONE, .action = import, .arg = &a, .returns_keys = true};
     write_run(r, &op);
     json_decref(a.doc);
 }

@@ -58,7 +58,7 @@ static enum cres finish(struct db *db, struct write_ctx *w)
 static enum cres rotate(struct db *db, struct write_ctx *w)
 {
     int old = w->c->seed_epoch;
-    enum cres rc = campaign_rotate_seed(db, w->c, &w->err);
+    enum cres rc = campaign_rotate_seed(db, w->c, "organizer", &w->err);
     if (rc != C_OK)
         return rc;
     const struct seed *revealed = NULL, *current = NULL;

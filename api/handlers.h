@@ -32,6 +32,9 @@ void handle_victory_events(struct req *r);
 void handle_reserve_roll(struct req *r);
 void handle_reserve_choice(struct req *r);
 void handle_result(struct req *r);
+void handle_pre_battle_roll(struct req *r);
+void handle_battle_pick(struct req *r);
+void handle_held_use(struct req *r);
 
 /* api/finish.c */
 void handle_finish(struct req *r);

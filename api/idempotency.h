@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #define IDEM_KEY_MAX 128
+/* The least length of a key for a request whose answer holds campaign keys. */
+#define IDEM_KEY_MIN_SECRET 32
 
 struct idem {
     char id_hex[65];  /* the row's key_hash, hex */

@@ -33,7 +33,11 @@ static const struct route routes[] = {
     {"POST", "/api/v1/campaigns/{id}/battles/{n}/reserve-roll", handle_reserve_roll, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/battles/{n}/reserve-choice", handle_reserve_choice, true,
      NULL},
+    {"POST", "/api/v1/campaigns/{id}/battles/{n}/pre-battle-roll", handle_pre_battle_roll, true,
+     NULL},
+    {"POST", "/api/v1/campaigns/{id}/battles/{n}/pick", handle_battle_pick, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/battles/{n}/result", handle_result, true, NULL},
+    {"POST", "/api/v1/campaigns/{id}/held/{n}/use", handle_held_use, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/finish", handle_finish, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/rotate-seed", handle_rotate_seed, true, NULL},
 };

@@ -26,12 +26,27 @@ static json_t *result_json(const struct battle *b)
 {
     if (b->phase != PHASE_FINISHED)
         return json_null();
-    return json_pack("{s:o, s:o, s:o, s:o}", "winner", side_or_null(b->winner), "medals",
+    return json_pack("{s:o, s:o, s:o, s:o, s:b}", "winner", side_or_null(b->winner), "medals",
                      pair_json(b->medals), "undeployed_reserves", pair_json(b->undeployed),
-                     "objective_medals", pair_json(b->objective));
+                     "objective_medals", pair_json(b->objective), "sudden_death", b->sudden_death);
 }
 
-static json_t *effect_json(const struct effect_row *e)
+/* The tokens and stars a side holds (RULES.md 9): [{"id","grant","text","battle"}]. */
+static json_t *held_json(const struct campaign *c, enum side side)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < c->nheld; i++) {
+        const struct held *h = &c->held[i];
+        if (h->side != side || strcmp(h->state, "held") != 0)
+            continue;
+        const struct grant_def *g = c->rse ? ruleset_grant(c->rse->rs, h->grant) : NULL;
+        json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:i}", "id", h->id, "grant", h->grant,
+                                           "text", g ? g->text : h->grant, "battle", h->battle));
+    }
+    return a;
+}
+
+static json_t *effect_json(const struct campaign *c, const struct effect_row *e)
 {
     json_t *by = json_array();
     for (int s = 0; s < SIDE_COUNT; s++)
@@ -39,28 +54,63 @@ static json_t *effect_json(const struct effect_row *e)
             json_array_append_new(by, json_string(side_name((enum side)s)));
     json_t *j = json_pack("{s:s, s:o}", "id", e->event_id, "rolled_by", by);
     json_object_update(j, e->data);
+    if (e->picked_battle)
+        json_object_set_new(j, "picked_battle", json_integer(e->picked_battle));
+    /* Who picks the battle of a "picked" event (Night Attacks: the Axis). */
+    const struct event_def *events[RS_MAX_EVENTS];
+    int n = campaign_events(c, events, RS_MAX_EVENTS);
+    for (int i = 0; i < n; i++) {
+        const struct effect_def *pick = event_effect(events[i], EFFECT_PICK_BATTLE);
+        if (pick && strcmp(events[i]->id, e->event_id) == 0)
+            json_object_set_new(j, "picked_by", json_string(side_name((enum side)pick->side)));
+    }
     return j;
 }
 
-/* Whether a standing effect is shown at battle b (its scope, as rolled). */
-static bool effect_applies(const struct effect_row *e, const struct battle *b)
+/* A standing effect's scope, as rolled (stored with the effect). */
+static void row_scope(const struct effect_row *e, struct scope *sc)
 {
     json_t *scope = json_object_get(e->data, "scope");
     const char *kind = json_string_value(json_object_get(scope, "kind"));
-    struct scope sc = {.kind = SCOPE_NONE};
-    static const char *const kinds[] = {"none", "campaign", "except", "only", "battles", "once"};
+    static const char *const kinds[] = {"none", "campaign", "except", "only", "battles", "picked"};
+    memset(sc, 0, sizeof *sc);
     for (int k = 0; kind && k < 6; k++)
         if (strcmp(kind, kinds[k]) == 0)
-            sc.kind = (enum scope_kind)k;
-    json_t *list = json_object_get(scope, sc.kind == SCOPE_BATTLES ? "battles" : "scenarios");
-    for (size_t i = 0; i < json_array_size(list) && sc.n < RS_MAX_SCOPE_ITEMS; i++, sc.n++) {
+            sc->kind = (enum scope_kind)k;
+    if (kind && strcmp(kind, "once") == 0) {
+        /* Rolled before "once" was read (RULES.md 9, Defensive Works): battle 1's result and
+         * battle 2. */
+        sc->kind = SCOPE_BATTLES;
+        sc->battles[sc->n++] = 2;
+        sc->results[sc->nresults++] = 1;
+        return;
+    }
+    json_t *list = json_object_get(scope, sc->kind == SCOPE_BATTLES ? "battles" : "scenarios");
+    for (size_t i = 0; i < json_array_size(list) && sc->n < RS_MAX_SCOPE_ITEMS; i++, sc->n++) {
         json_t *v = json_array_get(list, i);
         if (json_is_integer(v))
-            sc.battles[sc.n] = (int)json_integer_value(v);
+            sc->battles[sc->n] = (int)json_integer_value(v);
         else
-            snprintf(sc.scenarios[sc.n], RS_NAME_MAX, "%s", json_string_value(v));
+            snprintf(sc->scenarios[sc->n], RS_NAME_MAX, "%s", json_string_value(v));
     }
-    return scope_applies(&sc, b->number, b->scenario);
+    json_t *results = json_object_get(scope, "results");
+    for (size_t i = 0; i < json_array_size(results) && sc->nresults < RS_MAX_SCOPE_ITEMS; i++)
+        sc->results[sc->nresults++] = (int)json_integer_value(json_array_get(results, i));
+}
+
+/* Whether a standing effect is shown at battle b, and with its result. */
+static bool effect_applies(const struct effect_row *e, const struct battle *b)
+{
+    struct scope sc;
+    row_scope(e, &sc);
+    return scope_applies(&sc, b->number, b->scenario, e->picked_battle);
+}
+
+static bool effect_at_result(const struct effect_row *e, const struct battle *b)
+{
+    struct scope sc;
+    row_scope(e, &sc);
+    return scope_applies_result(&sc, b->number);
 }
 
 static json_t *scenario_json(const struct scenario_def *s)
@@ -75,8 +125,10 @@ static json_t *seeds_json(const struct campaign *c)
     json_t *a = json_array();
     for (int i = 0; i < c->nseeds; i++) {
         const struct seed *s = &c->seeds[i];
-        json_t *j = json_pack("{s:i, s:s, s:o}", "epoch", s->epoch, "commitment", s->commitment,
-                              "revealed_at", str_or_null(s->revealed ? s->revealed_at : NULL));
+        json_t *j =
+            json_pack("{s:i, s:s, s:o, s:s}", "epoch", s->epoch, "commitment", s->commitment,
+                      "revealed_at", str_or_null(s->revealed ? s->revealed_at : NULL), "origin",
+                      s->from_document ? "import" : "server");
         if (s->revealed && s->known) {
             char hex[2 * SEED_BYTES + 1];
             sodium_bin2hex(hex, sizeof hex, s->bytes, SEED_BYTES);
@@ -125,10 +177,11 @@ json_t *view_campaign(struct db *db, struct campaign *c)
     json_t *sides = json_object();
     for (int s = 0; s < SIDE_COUNT; s++)
         json_object_set_new(sides, side_name((enum side)s),
-                            json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "player", c->players[s],
-                                      "battles_won", st.battles_won[s], "medals", st.medals[s],
-                                      "objective_medals", st.objective_medals[s], "victory_points",
-                                      o.victory_points[s], "reserve_tokens", c->tokens[s]));
+                            json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:o}", "player",
+                                      c->players[s], "battles_won", st.battles_won[s], "medals",
+                                      st.medals[s], "objective_medals", st.objective_medals[s],
+                                      "victory_points", o.victory_points[s], "reserve_tokens",
+                                      c->tokens[s], "held", held_json(c, (enum side)s)));
     json_t *battles = json_array();
     for (int i = 0; i < c->nbattles; i++) {
         const struct battle *b = &c->battles[i];
@@ -139,7 +192,7 @@ json_t *view_campaign(struct db *db, struct campaign *c)
     }
     json_t *effects = json_array();
     for (int i = 0; i < c->neffects; i++)
-        json_array_append_new(effects, effect_json(&c->effects[i]));
+        json_array_append_new(effects, effect_json(c, &c->effects[i]));
     struct battle *cur = campaign_current(c);
     json_t *waiting = NULL;
     if (cur && cur->phase != PHASE_FINISHED) {
@@ -191,14 +244,29 @@ json_t *view_campaign(struct db *db, struct campaign *c)
         json_object_set_new(j, "server_seed", s ? json_string(hex) : json_null());
     }
     if (c->what_if) {
-        json_t *w = json_object();
-        for (int s = 0; s < SIDE_COUNT; s++)
-            json_object_set_new(w, side_name((enum side)s),
-                                c->what_if_event[s][0]
-                                    ? json_pack("{s:s, s:s}", "face", face_name(c->what_if_face[s]),
-                                                "event", c->what_if_event[s])
-                                    : json_null());
+        json_t *w = json_object(), *again = json_object();
+        for (int s = 0; s < SIDE_COUNT; s++) {
+            json_t *roll = json_null();
+            if (c->what_if_event[s][0]) {
+                roll = json_pack("{s:s, s:s}", "face", face_name(c->what_if_face[s]), "event",
+                                 c->what_if_event[s]);
+                if (c->what_if_again[s])
+                    json_object_set_new(roll, "again",
+                                        json_pack("{s:s, s:s, s:i}", "face",
+                                                  face_name(c->what_if_again_face[s]), "event",
+                                                  c->what_if_again_event[s], "after_battle",
+                                                  c->what_if_again[s]));
+            }
+            json_object_set_new(w, side_name((enum side)s), roll);
+            json_object_set_new(again, side_name((enum side)s),
+                                json_boolean(campaign_what_if_again(c, (enum side)s)));
+        }
         json_object_set_new(j, "what_if_rolls", w);
+        /* May a side roll once more now (Forward Command)? */
+        json_object_set_new(j, "what_if_again", again);
+        /* The face -> event mapping is a reading (RULES.md 9): said wherever a roll shows. */
+        if (c->rse && c->rse->rs->what_if.face_note[0])
+            json_object_set_new(j, "what_if_note", json_string(c->rse->rs->what_if.face_note));
     }
     int next = campaign_next_scenario(c);
     json_object_set_new(j, "scenario_list", json_boolean(c->scenarios != NULL));
@@ -226,6 +294,42 @@ fail:
 static json_t *faces_or_null(bool rolled, const struct roll *r)
 {
     return rolled ? faces_to_json(r->faces, r->count) : json_null();
+}
+
+/* The pre-battle rolls the battle calls for: [{"roll","event","side","dice","text","n","faces",
+ * "hits"}], the last three null until rolled. */
+static json_t *pre_battle_json(const struct campaign *c, const struct battle *b,
+                               const struct battle_detail *d)
+{
+    struct pre_battle_need needs[RS_MAX_EVENTS];
+    int n = campaign_pre_battle_needs(c, b, needs, RS_MAX_EVENTS);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) {
+        const struct effect_def *e = needs[i].roll;
+        const struct side_detail *sd = &d->side[e->side];
+        json_array_append_new(
+            a,
+            json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:o, s:o}", "roll", e->roll, "event",
+                      needs[i].event->id, "event_name", needs[i].event->name, "side",
+                      side_name((enum side)e->side), "dice", e->dice, "text", e->text, "n",
+                      sd->pb_rolled ? json_integer(sd->pb.n) : json_null(), "faces",
+                      faces_or_null(sd->pb_rolled, &sd->pb), "hits",
+                      sd->pb_rolled ? json_integer(pre_battle_hits(e, sd->pb.faces, sd->pb.count))
+                                    : json_null()));
+    }
+    return a;
+}
+
+/* A multi-map battle's maps, with their names: [{"id","name"}]. */
+static json_t *maps_json(const struct ruleset *rs, const struct battle *b)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < b->nmaps; i++) {
+        int idx = rs ? map_find(&rs->maps, b->maps[i]) : -1;
+        json_array_append_new(a, json_pack("{s:s, s:s}", "id", b->maps[i], "name",
+                                           idx >= 0 ? rs->maps.maps[idx].name : b->maps[i]));
+    }
+    return a;
 }
 
 json_t *view_battle(struct db *db, struct campaign *c, struct battle *b)
@@ -286,11 +390,22 @@ json_t *view_battle(struct db *db, struct campaign *c, struct battle *b)
     } else {
         json_object_set_new(j, "reserves", json_null());
     }
-    json_t *effects = json_array();
-    for (int i = 0; i < c->neffects; i++)
+    json_t *effects = json_array(), *at_result = json_array();
+    for (int i = 0; i < c->neffects; i++) {
         if (effect_applies(&c->effects[i], b))
-            json_array_append_new(effects, effect_json(&c->effects[i]));
+            json_array_append_new(effects, effect_json(c, &c->effects[i]));
+        if (effect_at_result(&c->effects[i], b))
+            json_array_append_new(at_result, effect_json(c, &c->effects[i]));
+    }
     json_object_set_new(j, "effects", effects);
+    /* Effects to apply when this battle's result is recorded (Defensive Works). */
+    json_object_set_new(j, "effects_at_result", at_result);
+    json_object_set_new(j, "pre_battle_rolls", pre_battle_json(c, b, &d));
+    json_object_set_new(j, "maps", maps_json(rs, b));
+    json_t *features = json_array();
+    for (int i = 0; i < b->nfeatures; i++)
+        json_array_append_new(features, json_string(b->features[i]));
+    json_object_set_new(j, "features", features);
     battle_detail_free(&d);
     return j;
 }

@@ -16,6 +16,10 @@ static enum cres what_if(struct db *db, struct write_ctx *w)
                         out.roll.table ? "table" : "server", "event", "id", out.event->id, "name",
                         out.event->name, "text", out.event->text, "stacks", out.event->stacks,
                         "applied", out.applied);
+    /* Which face gives which event is a reading (RULES.md 9): said with every roll. */
+    const char *note = w->c->rse ? w->c->rse->rs->what_if.face_note : "";
+    if (note[0])
+        json_object_set_new(w->body, "note", json_string(note));
     return C_OK;
 }
 

@@ -258,6 +258,15 @@ void write_run(struct req *r, const struct write_op *op)
                 "Idempotency-Key must be 1 to %d printable ASCII characters.", IDEM_KEY_MAX);
             return;
         }
+        if (op->returns_keys && n < IDEM_KEY_MIN_SECRET) {
+            reply_problem_extra(r, PROBLEM_INVALID_PARAMETER,
+                                json_pack("{s:s}", "field", "Idempotency-Key"),
+                                "This answer holds the campaign's keys, and the Idempotency-Key "
+                                "can fetch it again: it must be at least %d characters (a UUID, "
+                                "or 16 random bytes in hex), so that nobody can guess it.",
+                                IDEM_KEY_MIN_SECRET);
+            return;
+        }
     }
     if (op->campaign && !check_campaign_id(r))
         return;

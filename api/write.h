@@ -29,6 +29,9 @@ struct write_op {
     /* the battle whose rolls and choices the action reads (0: none), read in the same round
      * trip as the campaign */
     int battle;
+    /* the answer holds keys (creation, import): an Idempotency-Key, which can replay it, must
+     * be long enough not to be guessed (IDEM_KEY_MIN_SECRET) */
+    bool returns_keys;
 };
 
 struct write_ctx {

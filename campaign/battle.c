@@ -6,6 +6,71 @@
 #include <stdio.h>
 #include <string.h>
 
+void text_array_sql(const char (*items)[RS_ID_MAX], int n, char *out, size_t len)
+{
+    size_t o = (size_t)snprintf(out, len, "{");
+    for (int i = 0; i < n && o < len; i++)
+        o += (size_t)snprintf(out + o, len - o, "%s%s", i ? "," : "", items[i]);
+    if (o < len)
+        snprintf(out + o, len - o, "}");
+}
+
+/* A multi-map battle (RULES.md 7): the maps must be one of the ruleset's combinations, which
+ * sets the medals to win and, for OverThrough, each Commander-in-Chief's command cards. */
+static enum cres battle_maps(const struct ruleset *rs, const struct battle_input *in,
+                             struct battle *nb, struct cerr *e)
+{
+    if (in->nmaps == 0)
+        return C_OK;
+    if (in->medals_to_win > 0)
+        return refuse(e, PROBLEM_INVALID_FIELD, "medals_to_win",
+                      "A battle on several maps takes its medals to win from the maps: send "
+                      "maps or medals_to_win, not both.");
+    int idx[RS_MAX_MAPS];
+    for (int i = 0; i < in->nmaps; i++) {
+        idx[i] = map_find(&rs->maps, in->maps[i]);
+        if (idx[i] < 0) {
+            char field[32];
+            snprintf(field, sizeof field, "maps[%d]", i);
+            return refuse(e, PROBLEM_INVALID_FIELD, field,
+                          "\"%.40s\" is not a D-Day Landings map of this ruleset.", in->maps[i]);
+        }
+    }
+    const struct map_combo *combo = map_combination(&rs->maps, idx, in->nmaps);
+    if (!combo)
+        return refuse(e, PROBLEM_INVALID_FIELD, "maps",
+                      "These maps are not a combination the D-Day Landings rules give (two "
+                      "neighbouring maps, the British or the American landings, or all six).");
+    nb->nmaps = in->nmaps;
+    for (int i = 0; i < in->nmaps; i++)
+        snprintf(nb->maps[i], RS_ID_MAX, "%s", rs->maps.maps[idx[i]].id);
+    nb->medals_to_win = combo->medals_to_win;
+    for (int s = 0; s < SIDE_COUNT && combo->has_cards; s++)
+        if (in->cards[s] <= 0)
+            nb->cards[s] = combo->cards[s];
+    return C_OK;
+}
+
+static enum cres battle_features(const struct ruleset *rs, const struct battle_input *in,
+                                 struct battle *nb, struct cerr *e)
+{
+    for (int i = 0; i < in->nfeatures; i++) {
+        bool known = false;
+        for (int f = 0; f < rs->nfeatures; f++)
+            known |= strcmp(rs->features[f].id, in->features[i]) == 0;
+        char field[32];
+        snprintf(field, sizeof field, "features[%d]", i);
+        if (!known)
+            return refuse(e, PROBLEM_INVALID_FIELD, field,
+                          "\"%.40s\" is not a feature this ruleset knows.", in->features[i]);
+        for (int k = 0; k < nb->nfeatures; k++)
+            if (strcmp(nb->features[k], in->features[i]) == 0)
+                return refuse(e, PROBLEM_INVALID_FIELD, field, "A feature is named twice.");
+        snprintf(nb->features[nb->nfeatures++], RS_ID_MAX, "%s", in->features[i]);
+    }
+    return C_OK;
+}
+
 enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct battle_input *in,
                               struct battle **out, struct cerr *e)
 {
@@ -30,7 +95,7 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
     int next = campaign_next_scenario(c);
     if (next >= 0) {
         const struct scenario_def *def = &c->scenarios->s[next];
-        if (in->scenario && strcmp(in->scenario, def->name) != 0)
+        if (in->scenario && !scenario_names_match(in->scenario, def->name))
             return refuse(e, PROBLEM_SCENARIO_NOT_NEXT, "scenario",
                           "The campaign's scenario list says the next battle is \"%s\".",
                           def->name);
@@ -57,18 +122,36 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
     if (in->medals_to_win > 0)
         nb.medals_to_win = in->medals_to_win;
     nb.commissar = in->commissar;
+    enum cres rc = battle_maps(rs, in, &nb, e);
+    if (rc == C_OK)
+        rc = battle_features(rs, in, &nb, e);
+    if (rc != C_OK)
+        return rc;
     if (next < 0) {
-        const char *missing = in->first_player < 0     ? "first_player"
-                              : in->cards[0] <= 0      ? "cards.allies"
-                              : in->cards[1] <= 0      ? "cards.axis"
-                              : in->medals_to_win <= 0 ? "medals_to_win"
-                                                       : NULL;
+        const char *missing = in->first_player < 0    ? "first_player"
+                              : nb.cards[0] <= 0      ? "cards.allies"
+                              : nb.cards[1] <= 0      ? "cards.axis"
+                              : nb.medals_to_win <= 0 ? "medals_to_win"
+                                                      : NULL;
         if (missing)
             return refuse(e, PROBLEM_MISSING_FIELD, missing,
-                          "%s is required: this campaign has no scenario list.", missing);
+                          "%s is required: this campaign has no scenario list%s.", missing,
+                          nb.nmaps ? " and these maps do not set it" : "");
     }
+    /* What the events in force change at this battle (Soviet Invasion at Szack). */
+    const struct event_def *events[RS_MAX_EVENTS];
+    struct battle_overrides ov;
+    what_if_battle_overrides(events, campaign_events(c, events, RS_MAX_EVENTS), nb.number,
+                             nb.scenario, &ov);
+    if (ov.first_player >= 0)
+        nb.first_player = (enum side)ov.first_player;
+    if (ov.no_commissar)
+        nb.commissar = -1;
     phase_advance(c, &nb, NULL);
-    char num[16], ca[16], cx[16], mw[16];
+    char num[16], ca[16], cx[16], mw[16], maps[RS_MAX_MAPS * RS_ID_MAX + 4],
+        features[RS_MAX_FEATURES * RS_ID_MAX + 4];
+    text_array_sql((const char(*)[RS_ID_MAX])nb.maps, nb.nmaps, maps, sizeof maps);
+    text_array_sql((const char(*)[RS_ID_MAX])nb.features, nb.nfeatures, features, sizeof features);
     snprintf(num, sizeof num, "%d", nb.number);
     snprintf(ca, sizeof ca, "%d", nb.cards[0]);
     snprintf(cx, sizeof cx, "%d", nb.cards[1]);
@@ -81,7 +164,9 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
                        cx,
                        mw,
                        nb.commissar >= 0 ? side_name((enum side)nb.commissar) : NULL,
-                       phase_name(nb.phase)};
+                       phase_name(nb.phase),
+                       nb.nmaps ? maps : NULL,
+                       features};
     if (!db_battle_insert(db, p))
         return C_DBERR;
     c->battles[c->nbattles++] = nb;
@@ -95,5 +180,17 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
         "first_player", side_name(nb.first_player), "cards", "allies", nb.cards[0], "axis",
         nb.cards[1], "medals_to_win", nb.medals_to_win, "commissar",
         nb.commissar >= 0 ? json_string(side_name((enum side)nb.commissar)) : json_null());
+    if (nb.nmaps) {
+        json_t *m = json_array();
+        for (int i = 0; i < nb.nmaps; i++)
+            json_array_append_new(m, json_string(nb.maps[i]));
+        json_object_set_new(log, "maps", m);
+    }
+    if (nb.nfeatures) {
+        json_t *f = json_array();
+        for (int i = 0; i < nb.nfeatures; i++)
+            json_array_append_new(f, json_string(nb.features[i]));
+        json_object_set_new(log, "features", f);
+    }
     return campaign_log(db, c, "organizer", "battle_created", log);
 }

@@ -66,6 +66,11 @@ struct battle {
     int medals[SIDE_COUNT];
     int undeployed[SIDE_COUNT];
     int objective[SIDE_COUNT];
+    bool sudden_death; /* won by the scenario's special condition (API.md) */
+    int nmaps;         /* a multi-map battle (RULES.md 7): its D-Day Landings maps */
+    char maps[RS_MAX_MAPS][RS_ID_MAX];
+    int nfeatures; /* what the scenario has that effects ask about ("destroyers") */
+    char features[RS_MAX_FEATURES][RS_ID_MAX];
     char created_at[40], finished_at[40];
 };
 
@@ -82,7 +87,19 @@ struct seed {
 struct effect_row {
     char event_id[RS_ID_MAX];
     bool rolled_by[SIDE_COUNT];
-    json_t *data; /* {"name","text","scope"} as rolled */
+    json_t *data;      /* {"name","text","scope"} as rolled */
+    int picked_battle; /* the battle a side picked for it (EFFECT_PICK_BATTLE), or 0 */
+};
+
+#define MAX_HELD 128
+
+/* A token or star a side won in a reserve roll and holds until it is used (RULES.md 9). */
+struct held {
+    int id; /* 1, 2, 3 ... per campaign */
+    enum side side;
+    char grant[RS_GRANT_MAX];
+    int battle;
+    char state[12]; /* "held", "used", "removed" */
 };
 
 struct campaign {
@@ -113,6 +130,13 @@ struct campaign {
     /* What-if rolls: the event each side rolled ("" when not yet). */
     char what_if_event[SIDE_COUNT][RS_ID_MAX];
     enum face what_if_face[SIDE_COUNT];
+    /* A second What-if roll an effect allowed (Forward Command): the battle after which it was
+     * made (0: none), and its event and face. */
+    int what_if_again[SIDE_COUNT];
+    char what_if_again_event[SIDE_COUNT][RS_ID_MAX];
+    enum face what_if_again_face[SIDE_COUNT];
+    int nheld;
+    struct held held[MAX_HELD];
 };
 
 /* ---- loading and saving (campaign/state.c) ---- */
@@ -143,8 +167,23 @@ void campaign_standing(const struct campaign *c, struct standing *st);
 /* The role a bearer key gives in this campaign (constant-time comparisons), or ROLE_NONE. */
 enum role campaign_role(const struct campaign *c, const char *key);
 
-/* Grant rewrites the standing effects impose on a side's reserve options. */
-int campaign_rewrites(const struct campaign *c, enum side side, struct grant_rewrite *out, int max);
+/* The events in force (rolled, and known to the loaded ruleset): their definitions. */
+int campaign_events(const struct campaign *c, const struct event_def **out, int max);
+
+/* What the events in force do to a side's reserve options (rewrites, removals). */
+void campaign_option_mods(const struct campaign *c, enum side side, struct option_mods *mods);
+
+/* The pre-battle rolls battle `b` calls for: the effects, with the events they belong to. */
+struct pre_battle_need {
+    const struct event_def *event;
+    const struct effect_def *roll;
+};
+int campaign_pre_battle_needs(const struct campaign *c, const struct battle *b,
+                              struct pre_battle_need *out, int max);
+
+/* Whether `side` may roll once more on the What-if table now (an effect allows it, a battle
+ * has been played since the last roll, the next battle has not begun, and it was not used). */
+bool campaign_what_if_again(const struct campaign *c, enum side side);
 
 /* Appends a line to the event log. */
 enum cres campaign_log(struct db *db, const struct campaign *c, const char *actor,
@@ -190,6 +229,9 @@ enum cres roll_draw(struct campaign *c, enum side side, const char *purpose, int
 enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int battle,
                      const struct roll *r, json_t *detail);
 
+/* Ids as a PostgreSQL text[] literal ("{sword,juno}"). */
+void text_array_sql(const char (*items)[RS_ID_MAX], int n, char *out, size_t len);
+
 /* Faces as a PostgreSQL text[] literal, and back. */
 void faces_to_sql(const enum face *f, int n, char *out, size_t len);
 int campaign_faces_from_sql(const char *arr, enum face *out, int max);
@@ -234,6 +276,10 @@ struct battle_input {
     int cards[SIDE_COUNT];
     int medals_to_win;
     int commissar; /* -1 none */
+    int nmaps;     /* a multi-map battle: D-Day Landings map ids (medals and cards from data) */
+    const char *maps[RS_MAX_MAPS];
+    int nfeatures;
+    const char *features[RS_MAX_FEATURES];
 };
 enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct battle_input *in,
                               struct battle **out, struct cerr *e);
@@ -263,6 +309,7 @@ struct result_input {
     int undeployed[SIDE_COUNT];
     int objective[SIDE_COUNT];
     bool has_undeployed, has_objective;
+    bool sudden_death; /* won by the scenario's special condition: the medals may say otherwise */
 };
 enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                           const struct result_input *in, struct cerr *e);
@@ -274,7 +321,8 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
  */
 enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e);
 /* Reveals the seed and goes on with a new secret one, drawn here (logged: seed_rotated). */
-enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e);
+enum cres campaign_rotate_seed(struct db *db, struct campaign *c, const char *actor,
+                               struct cerr *e);
 /* Import only: a recorded rotation moves to the next seed of the imported list. */
 enum cres campaign_next_seed(struct db *db, struct campaign *c, struct cerr *e);
 
@@ -282,6 +330,25 @@ enum cres campaign_next_seed(struct db *db, struct campaign *c, struct cerr *e);
  * server holds: revealed, not held here, or public because it came in a document. No path may
  * roll with a seed anyone else may know. */
 const struct seed *campaign_secret_seed(const struct campaign *c, struct cerr *e);
+
+/* A pre-battle roll an effect calls for (campaign/pre_battle.c): Naval Struggle's three dice. */
+enum cres campaign_pre_battle_roll(struct db *db, struct campaign *c, int battle, enum side side,
+                                   const struct roll_input *in, struct roll *out, int *hits,
+                                   struct cerr *e);
+
+/* A side picks the battle an event is for (campaign/pick.c): Night Attacks. */
+enum cres campaign_pick_battle(struct db *db, struct campaign *c, int battle, enum side side,
+                               const char *event_id, struct cerr *e);
+
+/* The organizer marks a held token or star used (campaign/held.c). */
+enum cres campaign_use_held(struct db *db, struct campaign *c, int id, struct cerr *e);
+
+/* Records what a reserve choice granted that the side keeps (campaign/held.c). */
+enum cres campaign_keep_grants(struct db *db, struct campaign *c, enum side side, int battle,
+                               const struct choice_result *res);
+
+/* At the end of a campaign, every held token or star is removed (campaign/held.c). */
+enum cres campaign_remove_held(struct db *db, struct campaign *c);
 
 /*
  * Restores a campaign from an export (GET .../export) under its id, with new keys; `c`
@@ -296,6 +363,10 @@ enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out,
 struct side_detail {
     bool ve_rolled;
     struct roll ve;
+    bool pb_rolled; /* a pre-battle roll (purpose "pre_battle") */
+    struct roll pb;
+    char pb_id[RS_ID_MAX];
+    char pb_at[40];
     bool rr_rolled;
     struct roll rr;
     json_t *offered; /* the options shown with the reserve roll */

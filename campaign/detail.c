@@ -56,6 +56,16 @@ enum cres battle_detail_load(struct db *db, const struct campaign *c, int battle
             json_t *detail = json_loads(PQgetvalue(r, i, 8), 0, NULL);
             sd->offered = json_incref(json_object_get(detail, "options"));
             json_decref(detail);
+        } else if (strcmp(purpose, "pre_battle") == 0) {
+            sd->pb_rolled = true;
+            read_roll(r, i, &sd->pb);
+            snprintf(sd->pb_at, sizeof sd->pb_at, "%s", PQgetvalue(r, i, 9));
+            json_t *detail = json_loads(PQgetvalue(r, i, 8), 0, NULL);
+            snprintf(sd->pb_id, sizeof sd->pb_id, "%s",
+                     json_string_value(json_object_get(detail, "roll"))
+                         ? json_string_value(json_object_get(detail, "roll"))
+                         : "");
+            json_decref(detail);
         } else if (strcmp(purpose, "choice") == 0) {
             sd->chosen = true;
             sd->chosen_json = json_loads(PQgetvalue(r, i, 8), 0, NULL);

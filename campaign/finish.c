@@ -36,7 +36,7 @@ enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
     campaign_outcome(rs, &st, &o);
     c->winner = o.winner;
     c->finished = true;
-    if (db_seeds_reveal(db, c->id) < 0)
+    if (db_seeds_reveal(db, c->id) < 0 || campaign_remove_held(db, c) != C_OK)
         return C_DBERR;
     mark_revealed(c);
     return campaign_log(
@@ -47,7 +47,7 @@ enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
                   "grade", o.grade));
 }
 
-enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e)
+enum cres campaign_rotate_seed(struct db *db, struct campaign *c, const char *actor, struct cerr *e)
 {
     if (c->finished)
         return refuse(e, PROBLEM_CAMPAIGN_FINISHED, NULL,
@@ -56,9 +56,14 @@ enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e
         return refuse(e, PROBLEM_RULE_VIOLATION, NULL, "A campaign has at most %d seeds.",
                       MAX_EPOCHS);
     int old = c->seed_epoch, epoch = 0;
-    for (int i = 0; i < c->nseeds; i++)
+    bool old_known =
+        false; /* a seed whose value stayed with the exporting server is not revealed */
+    for (int i = 0; i < c->nseeds; i++) {
         if (c->seeds[i].epoch > epoch)
             epoch = c->seeds[i].epoch;
+        if (c->seeds[i].epoch == old)
+            old_known = c->seeds[i].known;
+    }
     epoch++;
     if (db_seeds_reveal(db, c->id) < 0)
         return C_DBERR;
@@ -77,8 +82,9 @@ enum cres campaign_rotate_seed(struct db *db, struct campaign *c, struct cerr *e
     if (ok != 1)
         return C_DBERR;
     c->seed_epoch = epoch;
-    return campaign_log(db, c, "organizer", "seed_rotated",
-                        json_pack("{s:i, s:i, s:s}", "revealed_epoch", old, "epoch", epoch,
+    return campaign_log(db, c, actor, "seed_rotated",
+                        json_pack("{s:o, s:i, s:s}", "revealed_epoch",
+                                  old_known ? json_integer(old) : json_null(), "epoch", epoch,
                                   "seed_commitment", s->commitment));
 }
 
@@ -95,8 +101,13 @@ enum cres campaign_next_seed(struct db *db, struct campaign *c, struct cerr *e)
         return C_DBERR;
     mark_revealed(c);
     int old = c->seed_epoch;
+    bool old_known = false;
+    for (int i = 0; i < c->nseeds; i++)
+        if (c->seeds[i].epoch == old)
+            old_known = c->seeds[i].known;
     c->seed_epoch = next->epoch;
     return campaign_log(db, c, "organizer", "seed_rotated",
-                        json_pack("{s:i, s:i, s:s}", "revealed_epoch", old, "epoch", next->epoch,
+                        json_pack("{s:o, s:i, s:s}", "revealed_epoch",
+                                  old_known ? json_integer(old) : json_null(), "epoch", next->epoch,
                                   "seed_commitment", next->commitment));
 }

@@ -42,6 +42,10 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
         }
         if (strcmp(a->purpose, "victory_events") == 0)
             return campaign_victory_roll(db, c, a->battle, a->side, &a->roll, &out, e);
+        if (strcmp(a->purpose, "pre_battle") == 0) {
+            int hits;
+            return campaign_pre_battle_roll(db, c, a->battle, a->side, &a->roll, &out, &hits, e);
+        }
         struct option_list *offered = malloc(sizeof *offered);
         if (!offered)
             return C_DBERR;
@@ -67,6 +71,10 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
         return campaign_finish(db, c, e);
     case IMPORT_SEED_ROTATED:
         return campaign_next_seed(db, c, e);
+    case IMPORT_HELD_USED:
+        return campaign_use_held(db, c, a->held, e);
+    case IMPORT_BATTLE_PICKED:
+        return campaign_pick_battle(db, c, a->battle, a->side, a->event, e);
     }
     return refuse(e, PROBLEM_INVALID_FIELD, "actions", "an action m44d cannot replay");
 }
@@ -105,7 +113,7 @@ enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out,
     /* Every seed that came in the document is public, and the last one may be a secret only the
      * exporting server holds: an active campaign goes on with a new seed drawn here. */
     if (rc == C_OK && !c->finished)
-        rc = campaign_rotate_seed(db, c, e);
+        rc = campaign_rotate_seed(db, c, "system", e);
     if (rc != C_OK)
         return rc;
     const struct seed *cur = NULL;
@@ -114,6 +122,6 @@ enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out,
             cur = &c->seeds[i];
     snprintf(out->commitment, sizeof out->commitment, "%s", cur ? cur->commitment : "");
     return campaign_log(
-        db, c, "organizer", "imported",
+        db, c, "system", "imported",
         json_pack("{s:i}", "actions", (int)json_array_size(json_object_get(doc, "actions"))));
 }

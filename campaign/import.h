@@ -29,6 +29,8 @@ enum import_kind {
     IMPORT_RESULT,
     IMPORT_FINISHED,
     IMPORT_SEED_ROTATED,
+    IMPORT_HELD_USED,
+    IMPORT_BATTLE_PICKED,
 };
 
 struct import_action {
@@ -46,6 +48,9 @@ struct import_action {
     struct choice_item items[RULES_MAX_OFFERED];
     /* IMPORT_RESULT */
     struct result_input result;
+    /* IMPORT_HELD_USED: the holding; IMPORT_BATTLE_PICKED: the event */
+    int held;
+    char event[RS_ID_MAX];
 };
 
 struct import_seed {

@@ -173,7 +173,26 @@ struct replay_state {
     long next_roll;
     int epoch;
     int battles;
+    /* What decides how many dice a roll has: the results so far, and the pre-battle rolls
+     * the What-if events rolled call for (per side that rolls them). */
+    int won[SIDE_COUNT], medals_previous[SIDE_COUNT], pre_battle_dice[SIDE_COUNT];
 };
+
+/* How many dice a roll of this purpose has at this point (RULES.md 3-6, 9), or 0 when the
+ * campaign has no such roll now. Server faces are a prefix of one stream, so a roll published
+ * with fewer dice than were rolled would still match its seed: the count is checked here. */
+static int dice_expected(const struct import_plan *p, const struct replay_state *st,
+                         const char *purpose, enum side side, int battle)
+{
+    const struct ruleset *rs = p->create.rse->rs;
+    if (strcmp(purpose, "what_if") == 0)
+        return p->create.what_if ? 1 : 0;
+    if (strcmp(purpose, "reserve") == 0)
+        return rs->reserve.enabled ? rs->reserve.dice : 0;
+    if (strcmp(purpose, "pre_battle") == 0)
+        return st->pre_battle_dice[side];
+    return victory_dice(rs, battle, st->won[side], st->medals_previous[side]);
+}
 
 static enum cres read_roll(struct rd *r, json_t *d, struct import_plan *p, struct replay_state *st,
                            struct import_action *a)
@@ -188,21 +207,34 @@ static enum cres read_roll(struct rd *r, json_t *d, struct import_plan *p, struc
     in->recorded_n = st->next_roll++;
     if (!get_side(d, "side", &a->side))
         return bad(r, "side", "must be allies or axis");
-    static const char *const purposes[] = {"what_if", "victory_events", "reserve"};
+    static const char *const purposes[] = {"what_if", "victory_events", "reserve", "pre_battle"};
     const char *purpose = json_string_value(json_object_get(d, "purpose"));
-    for (size_t k = 0; purpose && k < 3; k++)
+    for (size_t k = 0; purpose && k < 4; k++)
         if (strcmp(purpose, purposes[k]) == 0)
             a->purpose = purposes[k];
     if (!a->purpose)
-        return bad(r, "purpose", "must be what_if, victory_events or reserve");
+        return bad(r, "purpose", "must be what_if, victory_events, reserve or pre_battle");
+    /* A What-if roll belongs to no battle (0), or to the battle played before a second one. */
     bool what_if = strcmp(a->purpose, "what_if") == 0;
-    if (!get_int(d, "battle", what_if ? 0 : 1, what_if ? 0 : MAX_BATTLES, &a->battle))
-        return bad(r, "battle",
-                   what_if ? "a What-if roll belongs to no battle (0)" : "must be a battle number");
+    if (!get_int(d, "battle", what_if ? 0 : 1, MAX_BATTLES, &a->battle))
+        return bad(r, "battle", "must be a battle number");
     int nf = faces_from_json(json_object_get(d, "faces"), in->faces, RULES_MAX_DICE);
     if (nf < 1)
         return bad(r, "faces", "must list the faces rolled");
     in->nfaces = nf;
+    int ndice = dice_expected(p, st, a->purpose, a->side, a->battle);
+    if (ndice == 0)
+        return bad(r, "purpose", "the %s have no %s roll to make here", side_title(a->side),
+                   a->purpose);
+    if (nf != ndice)
+        return bad(r, "faces", "this %s roll is %d dice, not %d", a->purpose, ndice, nf);
+    if (what_if) {
+        /* An event that calls for a roll before battles (Naval Struggle) allows that roll. */
+        const struct event_def *ev = what_if_event(p->create.rse->rs, a->side, in->faces[0]);
+        const struct effect_def *pb = ev ? event_effect(ev, EFFECT_PRE_BATTLE_ROLL) : NULL;
+        if (pb)
+            st->pre_battle_dice[pb->side] = pb->dice;
+    }
     const char *source = json_string_value(json_object_get(d, "source"));
     bool server = source && strcmp(source, "server") == 0;
     if (!source || (!server && strcmp(source, "table") != 0))
@@ -271,6 +303,21 @@ static enum cres read_battle(struct rd *r, json_t *d, struct replay_state *st,
             return bad(r, "commissar", "must be allies, axis or null");
         in->commissar = (int)s;
     }
+    /* A battle on several maps: the maps set its medals again when it is replayed. */
+    json_t *maps = json_object_get(d, "maps"), *features = json_object_get(d, "features");
+    if (maps &&
+        (!json_is_array(maps) || json_array_size(maps) < 2 || json_array_size(maps) > RS_MAX_MAPS))
+        return bad(r, "maps", "must list 2 to %d maps", RS_MAX_MAPS);
+    for (size_t i = 0; i < json_array_size(maps); i++)
+        if (!(in->maps[in->nmaps++] = json_string_value(json_array_get(maps, i))))
+            return bad(r, "maps", "must list map ids");
+    if (in->nmaps)
+        in->medals_to_win = -1;
+    if (features && (!json_is_array(features) || json_array_size(features) > RS_MAX_FEATURES))
+        return bad(r, "features", "must list at most %d features", RS_MAX_FEATURES);
+    for (size_t i = 0; i < json_array_size(features); i++)
+        if (!(in->features[in->nfeatures++] = json_string_value(json_array_get(features, i))))
+            return bad(r, "features", "must list feature ids");
     return C_OK;
 }
 
@@ -316,6 +363,10 @@ static enum cres read_result(struct rd *r, json_t *d, struct import_action *a)
             return bad(r, "objective_medals", "must be {\"allies\": 0..200, \"axis\": 0..200}");
         in->has_objective = true;
     }
+    json_t *sd = json_object_get(d, "sudden_death");
+    if (sd && !json_is_boolean(sd))
+        return bad(r, "sudden_death", "must be true or false");
+    in->sudden_death = json_is_true(sd);
     return C_OK;
 }
 
@@ -347,7 +398,12 @@ static enum cres read_action(struct cerr *e, json_t *a, int i, struct import_pla
     }
     if (strcmp(action, "result") == 0) {
         out->kind = IMPORT_RESULT;
-        return read_result(&r, d, out);
+        enum cres rc = read_result(&r, d, out);
+        if (rc == C_OK) {
+            st->won[out->result.winner]++;
+            memcpy(st->medals_previous, out->result.medals, sizeof st->medals_previous);
+        }
+        return rc;
     }
     if (strcmp(action, "finished") == 0) {
         out->kind = IMPORT_FINISHED;
@@ -361,6 +417,22 @@ static enum cres read_action(struct cerr *e, json_t *a, int i, struct import_pla
             return bad(&r, "epoch", "a rotation starts the next seed of the list (epoch %d)",
                        st->epoch + 1);
         st->epoch = ep;
+        return C_OK;
+    }
+    if (strcmp(action, "held_used") == 0) {
+        out->kind = IMPORT_HELD_USED;
+        if (!get_int(d, "id", 1, MAX_HELD, &out->held))
+            return bad(&r, "id", "must be the number of a held token");
+        return C_OK;
+    }
+    if (strcmp(action, "battle_picked") == 0) {
+        out->kind = IMPORT_BATTLE_PICKED;
+        const char *ev = get_str(d, "event", RS_ID_MAX - 1, true);
+        if (!ev)
+            return bad(&r, "event", "must be an event id");
+        snprintf(out->event, sizeof out->event, "%s", ev);
+        if (!get_side(d, "side", &out->side) || !get_int(d, "battle", 1, MAX_BATTLES, &out->battle))
+            return bad(&r, "battle", "a picked battle needs its side and battle");
         return C_OK;
     }
     snprintf(r.path, sizeof r.path, "actions[%d]", i);
@@ -405,6 +477,11 @@ static enum cres check_rolls(struct cerr *e, json_t *rolls, const struct import_
         if (!same)
             return bad(&r, NULL, "differs from roll %ld of the actions", a->roll.recorded_n);
     }
+    if (json_is_array(rolls) && json_array_size(rolls) > (size_t)k) {
+        snprintf(r.path, sizeof r.path, "rolls[%d]", k);
+        return bad(&r, NULL, "is not a roll of the actions, which have %d", k);
+    }
+    snprintf(r.path, sizeof r.path, "rolls");
     if (!json_is_array(rolls) || json_array_size(rolls) != (size_t)k)
         return bad(&r, NULL, "must list the %d rolls of the actions", k);
     return C_OK;
@@ -455,6 +532,11 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
             return rc;
         p->nactions++;
     }
+    if (!p->finished && p->nseeds >= MAX_EPOCHS)
+        return refuse(e, PROBLEM_INVALID_FIELD, "seeds",
+                      "An unfinished campaign goes on here with a new seed of its own, and a "
+                      "campaign has at most %d: this one has %d already.",
+                      MAX_EPOCHS, p->nseeds);
     return check_rolls(e, json_object_get(doc, "rolls"), p);
 }
 

@@ -33,6 +33,18 @@ static bool side_done_victory(const struct campaign *c, const struct battle *b,
     return campaign_victory_dice(c, b, s) == 0 || (d && d->side[s].ve_rolled);
 }
 
+/* The side still owes a pre-battle roll an effect calls for at this battle (Naval Struggle). */
+static bool side_owes_pre_battle(const struct campaign *c, const struct battle *b,
+                                 const struct battle_detail *d, enum side s)
+{
+    struct pre_battle_need needs[RS_MAX_EVENTS];
+    int n = campaign_pre_battle_needs(c, b, needs, RS_MAX_EVENTS);
+    for (int i = 0; i < n; i++)
+        if ((enum side)needs[i].roll->side == s && !(d && d->side[s].pb_rolled))
+            return true;
+    return false;
+}
+
 void phase_advance(const struct campaign *c, struct battle *b, const struct battle_detail *d)
 {
     const struct ruleset *rs = c->rse ? c->rse->rs : NULL;
@@ -46,7 +58,12 @@ void phase_advance(const struct campaign *c, struct battle *b, const struct batt
             b->phase = PHASE_VICTORY_EVENTS;
             break;
         case PHASE_VICTORY_EVENTS:
-            if (!side_done_victory(c, b, d, SIDE_ALLIES) || !side_done_victory(c, b, d, SIDE_AXIS))
+            /* Before anything else of the battle: the victory event rolls and any pre-battle
+             * roll an effect calls for. */
+            if (!side_done_victory(c, b, d, SIDE_ALLIES) ||
+                !side_done_victory(c, b, d, SIDE_AXIS) ||
+                side_owes_pre_battle(c, b, d, SIDE_ALLIES) ||
+                side_owes_pre_battle(c, b, d, SIDE_AXIS))
                 return;
             b->phase = rs->reserve.enabled ? PHASE_RESERVES : PHASE_READY;
             break;
@@ -98,7 +115,8 @@ enum cres battle_save(struct db *db, const struct campaign *c, const struct batt
                        done ? v[2] : NULL,
                        done ? v[3] : NULL,
                        done ? v[4] : NULL,
-                       done ? v[5] : NULL};
+                       done ? v[5] : NULL,
+                       done && b->sudden_death ? "true" : "false"};
     return db_battle_update(db, p) ? C_OK : C_DBERR;
 }
 
@@ -114,7 +132,9 @@ json_t *battle_waiting_for(const struct campaign *c, const struct battle *b,
             need = c->what_if && !c->what_if_event[s][0] ? "what-if" : NULL;
             break;
         case PHASE_VICTORY_EVENTS:
-            need = side_done_victory(c, b, d, (enum side)s) ? NULL : "victory-events";
+            need = !side_done_victory(c, b, d, (enum side)s)     ? "victory-events"
+                   : side_owes_pre_battle(c, b, d, (enum side)s) ? "pre-battle-roll"
+                                                                 : NULL;
             break;
         case PHASE_RESERVES:
             need = !(d && d->side[s].rr_rolled) ? "reserve-roll"

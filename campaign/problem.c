@@ -38,6 +38,8 @@ static const struct problem_info infos[PROBLEM_COUNT] = {
     [PROBLEM_SCENARIO_NOT_NEXT] = {422, "scenario-not-next",
                                    "The campaign's scenario list names another scenario next"},
     [PROBLEM_RULE_VIOLATION] = {422, "rule-violation", "The rules forbid this"},
+    [PROBLEM_RESULT_INCONSISTENT] = {422, "result-inconsistent",
+                                     "These medals cannot go with that winner"},
     [PROBLEM_IDEMPOTENCY_KEY_REUSED] = {422, "idempotency-key-reused",
                                         "The Idempotency-Key was used for a different request"},
     [PROBLEM_UNAVAILABLE] = {503, "database-unavailable",

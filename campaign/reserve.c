@@ -41,9 +41,12 @@ enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, e
     rc = roll_draw(c, side, "reserve", rs->reserve.dice, in, out, e);
     if (rc != C_OK)
         return rc;
-    struct grant_rewrite rw[RS_MAX_EVENTS * RS_MAX_EFFECTS];
-    int nrw = campaign_rewrites(c, side, rw, (int)(sizeof rw / sizeof rw[0]));
-    reserve_options(rs, side, out->faces, out->count, rw, nrw, offered);
+    struct option_mods *mods = malloc(sizeof *mods);
+    if (!mods)
+        return C_DBERR;
+    campaign_option_mods(c, side, mods);
+    reserve_options(rs, side, out->faces, out->count, mods, offered);
+    free(mods);
     return roll_store(db, c, "reserve", battle, out,
                       json_pack("{s:o}", "options", options_to_json(offered)));
 }
@@ -98,10 +101,14 @@ static enum cres refuse_choice(struct cerr *e, const struct choice_result *res,
         return refuse(e, code, field, "\"%s\" offers alternatives: name one as \"grant\".", it->id);
     case CHOICE_INVALID_GRANT:
         return refuse(e, code, field, "\"%s\" is not an alternative of \"%s\".", it->grant, it->id);
-    case CHOICE_NOT_ENOUGH_TOKENS:
+    case CHOICE_NOT_ENOUGH_TOKENS: {
+        int this_cost = o ? o->cost : 0;
+        for (int g = 0; o && it->grant && g < o->ngrants; g++)
+            if (strcmp(o->grants[g], it->grant) == 0)
+                this_cost = o->grant_cost[g];
         return refuse(e, code, field, "These options cost %d Reserve Token%s; the side has %d.",
-                      cost_so_far + (o ? o->cost : 0),
-                      cost_so_far + (o ? o->cost : 0) == 1 ? "" : "s", tokens);
+                      cost_so_far + this_cost, cost_so_far + this_cost == 1 ? "" : "s", tokens);
+    }
     default:
         return refuse(e, code, "options", "Too many options chosen.");
     }
@@ -145,7 +152,7 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
     if (res->error != CHOICE_OK) {
         int so_far = 0;
         for (int k = 0; k < res->nchosen; k++)
-            so_far += offered->o[res->chosen[k].offered].cost;
+            so_far += res->chosen[k].cost;
         rc = refuse_choice(e, res, offered, items, c->tokens[side], so_far);
         goto out;
     }
@@ -156,9 +163,9 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
         json_t *dice = json_array();
         for (int i = 0; i < o->ndice; i++)
             json_array_append_new(dice, json_integer(o->dice[i]));
-        json_array_append_new(out->chosen,
-                              json_pack("{s:s, s:s, s:i, s:o}", "id", o->id, "grant",
-                                        res->chosen[k].grant, "cost", o->cost, "dice", dice));
+        json_array_append_new(out->chosen, json_pack("{s:s, s:s, s:i, s:o}", "id", o->id, "grant",
+                                                     res->chosen[k].grant, "cost",
+                                                     res->chosen[k].cost, "dice", dice));
         json_array_append_new(logged,
                               json_pack("{s:s, s:s}", "id", o->id, "grant", res->chosen[k].grant));
     }
@@ -180,6 +187,8 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
                                     side_name(side), "options", logged, "cost", res->cost, "tokens",
                                     out->tokens));
     json_decref(logged);
+    if (rc == C_OK)
+        rc = campaign_keep_grants(db, c, side, battle, res);
     if (rc == C_OK) {
         sd->chosen = true;
         enum phase before = b->phase;

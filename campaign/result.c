@@ -26,7 +26,28 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     if (in->has_undeployed && !rs->reserve.enabled && (in->undeployed[0] || in->undeployed[1]))
         return refuse(e, PROBLEM_INVALID_FIELD, "undeployed_reserves",
                       "This ruleset has no reserve roll, so no undeployed reserves.");
+    /* A result that cannot be right (API.md): the loser reached the medals to win, or the
+     * winner did not; unless the scenario was won by its special condition. On several maps
+     * only the total counts, and the winner may go beyond it. */
+    enum side w = in->winner, l = side_other(w);
+    char field[48];
+    if (!in->sudden_death && in->medals[l] >= b->medals_to_win) {
+        snprintf(field, sizeof field, "medals.%s", side_name(l));
+        return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
+                      "The %s lost with %d medals, but %d win this battle: check the winner and "
+                      "the medals (or say it was won by the scenario's special condition).",
+                      side_title(l), in->medals[l], b->medals_to_win);
+    }
+    if (!in->sudden_death && in->medals[w] < b->medals_to_win) {
+        snprintf(field, sizeof field, "medals.%s", side_name(w));
+        return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
+                      "The %s won with %d medals, but it takes %d to win this battle: check the "
+                      "winner and the medals (or say it was won by the scenario's special "
+                      "condition).",
+                      side_title(w), in->medals[w], b->medals_to_win);
+    }
     b->winner = (int)in->winner;
+    b->sudden_death = in->sudden_death;
     memcpy(b->medals, in->medals, sizeof b->medals);
     memcpy(b->undeployed, in->undeployed, sizeof b->undeployed);
     memcpy(b->objective, in->objective, sizeof b->objective);
@@ -34,7 +55,6 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     if (battle_save(db, c, b) != C_OK)
         return C_DBERR;
     /* Only the winner gets a Reserve Token back for each reserve unit it could not place. */
-    enum side w = in->winner;
     if (b->undeployed[w] && campaign_tokens(db, c, w, c->tokens[w] + b->undeployed[w],
                                             "undeployed_reserves", battle) != C_OK)
         return C_DBERR;
@@ -59,9 +79,10 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                     return C_DBERR;
         }
     json_t *log =
-        json_pack("{s:i, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:{s:i, s:i}}", "battle", battle,
+        json_pack("{s:i, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:{s:i, s:i}, s:b}", "battle", battle,
                   "winner", side_name(w), "medals", "allies", in->medals[0], "axis", in->medals[1],
                   "undeployed_reserves", "allies", in->undeployed[0], "axis", in->undeployed[1],
-                  "objective_medals", "allies", in->objective[0], "axis", in->objective[1]);
+                  "objective_medals", "allies", in->objective[0], "axis", in->objective[1],
+                  "sudden_death", in->sudden_death);
     return campaign_log(db, c, "organizer", "result", log);
 }

@@ -59,9 +59,10 @@ static enum cres check_source(const struct campaign *c, const struct roll_input 
 enum cres roll_draw(struct campaign *c, enum side side, const char *purpose, int count,
                     const struct roll_input *in, struct roll *out, struct cerr *e)
 {
-    const char *what = strcmp(purpose, "reserve") == 0   ? "A reserve roll"
-                       : strcmp(purpose, "what_if") == 0 ? "A What-if roll"
-                                                         : "This victory event roll";
+    const char *what = strcmp(purpose, "reserve") == 0      ? "A reserve roll"
+                       : strcmp(purpose, "what_if") == 0    ? "A What-if roll"
+                       : strcmp(purpose, "pre_battle") == 0 ? "This pre-battle roll"
+                                                            : "This victory event roll";
     enum cres rc = check_source(c, in, count, what, e);
     if (rc != C_OK)
         return rc;

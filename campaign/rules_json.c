@@ -23,13 +23,15 @@ int faces_from_json(json_t *j, enum face *out, int max)
 
 json_t *option_to_json(const struct option *o)
 {
-    json_t *dice = json_array(), *grants = json_array();
+    json_t *dice = json_array(), *grants = json_array(), *costs = json_array();
     for (int d = 0; d < o->ndice; d++)
         json_array_append_new(dice, json_integer(o->dice[d]));
-    for (int g = 0; g < o->ngrants; g++)
+    for (int g = 0; g < o->ngrants; g++) {
         json_array_append_new(grants, json_string(o->grants[g]));
-    return json_pack("{s:s, s:o, s:i, s:o, s:s}", "id", o->id, "dice", dice, "cost", o->cost,
-                     "grants", grants, "text", o->text);
+        json_array_append_new(costs, json_integer(o->grant_cost[g]));
+    }
+    return json_pack("{s:s, s:o, s:i, s:o, s:o, s:s}", "id", o->id, "dice", dice, "cost", o->cost,
+                     "grants", grants, "costs", costs, "text", o->text);
 }
 
 json_t *options_to_json(const struct option_list *list)
@@ -67,11 +69,14 @@ int options_from_json(json_t *a, struct option_list *out)
         for (int d = 0; d < op->ndice; d++)
             op->dice[d] = (int)json_integer_value(json_array_get(dice, (size_t)d));
         op->ngrants = (int)json_array_size(grants);
-        for (int g = 0; g < op->ngrants; g++)
-            snprintf(op->grants[g], RS_GRANT_MAX, "%s",
-                     json_string_value(json_array_get(grants, (size_t)g))
-                         ? json_string_value(json_array_get(grants, (size_t)g))
-                         : "");
+        /* "costs" per alternative; options stored before it existed cost "cost" each. */
+        json_t *costs = json_object_get(o, "costs");
+        for (int g = 0; g < op->ngrants; g++) {
+            const char *grant = json_string_value(json_array_get(grants, (size_t)g));
+            json_t *c = json_array_get(costs, (size_t)g);
+            snprintf(op->grants[g], RS_GRANT_MAX, "%s", grant ? grant : "");
+            op->grant_cost[g] = json_is_integer(c) ? (int)json_integer_value(c) : op->cost;
+        }
         out->n++;
     }
     return 0;
@@ -79,8 +84,14 @@ int options_from_json(json_t *a, struct option_list *out)
 
 json_t *scope_to_json(const struct scope *sc)
 {
-    static const char *const kinds[] = {"none", "campaign", "except", "only", "battles", "once"};
+    static const char *const kinds[] = {"none", "campaign", "except", "only", "battles", "picked"};
     json_t *j = json_pack("{s:s}", "kind", kinds[sc->kind]);
+    if (sc->nresults) {
+        json_t *a = json_array();
+        for (int i = 0; i < sc->nresults; i++)
+            json_array_append_new(a, json_integer(sc->results[i]));
+        json_object_set_new(j, "results", a);
+    }
     if (sc->kind == SCOPE_EXCEPT || sc->kind == SCOPE_ONLY) {
         json_t *a = json_array();
         for (int i = 0; i < sc->n; i++)

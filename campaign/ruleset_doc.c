@@ -31,19 +31,28 @@ static int load_grants(struct ctx *c, json_t *doc)
                            RS_GRANT_MAX);
         if (c->rs->ngrants >= RS_MAX_GRANTS)
             return rj_fail(c, "too many grants (at most %d)", RS_MAX_GRANTS);
-        if (!json_is_string(v) || json_string_length(v) == 0 ||
-            json_string_length(v) >= RS_TEXT_MAX)
-            return rj_fail(c, "must be a non-empty string under %d bytes", RS_TEXT_MAX);
         struct grant_def *gd = &c->rs->grants[c->rs->ngrants++];
         snprintf(gd->id, sizeof gd->id, "%s", key);
-        snprintf(gd->text, sizeof gd->text, "%s", json_string_value(v));
+        if (json_is_object(v)) {
+            /* {"text", "kept": true}: a token or star the side holds until it is used */
+            if (rj_check_keys(c, v, "text kept") ||
+                rj_get_string(c, v, "text", true, gd->text, sizeof gd->text) ||
+                rj_get_bool(c, v, "kept", false, &gd->kept))
+                return -1;
+        } else if (!json_is_string(v) || json_string_length(v) == 0 ||
+                   json_string_length(v) >= RS_TEXT_MAX) {
+            return rj_fail(c, "must be a non-empty string under %d bytes, or {\"text\", \"kept\"}",
+                           RS_TEXT_MAX);
+        } else {
+            snprintf(gd->text, sizeof gd->text, "%s", json_string_value(v));
+        }
         rj_pop(c, k);
     }
     rj_pop(c, m);
     return 0;
 }
 
-static int check_grant(struct ctx *c, json_t *v, char *out)
+int rj_check_grant(struct ctx *c, json_t *v, char *out)
 {
     if (!json_is_string(v))
         return rj_fail(c, "must be a grant id");
@@ -61,7 +70,7 @@ static int load_option(struct ctx *c, const char *key, json_t *o, struct option_
     snprintf(d->key, sizeof d->key, "%s", key);
     if (!json_is_object(o))
         return rj_fail(c, "must be an option object {dice, cost, grants, text} or null");
-    if (rj_check_keys(c, o, "dice cost grants text reading"))
+    if (rj_check_keys(c, o, "dice cost grant_costs grants text reading"))
         return -1;
     json_t *dice = json_object_get(o, "dice");
     size_t m = rj_push(c, "dice");
@@ -75,7 +84,8 @@ static int load_option(struct ctx *c, const char *key, json_t *o, struct option_
         rj_pop(c, k);
     }
     rj_pop(c, m);
-    if (rj_get_int(c, o, "cost", true, 0, 0, 9, &d->cost) ||
+    int cost;
+    if (rj_get_int(c, o, "cost", true, 0, 0, 9, &cost) ||
         rj_get_string(c, o, "text", true, d->text, sizeof d->text))
         return -1;
     json_t *grants = json_object_get(o, "grants");
@@ -86,11 +96,36 @@ static int load_option(struct ctx *c, const char *key, json_t *o, struct option_
     d->ngrants = (int)json_array_size(grants);
     for (size_t i = 0; i < json_array_size(grants); i++) {
         size_t k = rj_push_index(c, i);
-        if (check_grant(c, json_array_get(grants, i), d->grants[i]))
+        if (rj_check_grant(c, json_array_get(grants, i), d->grants[i]))
             return -1;
         for (size_t j = 0; j < i; j++)
             if (strcmp(d->grants[i], d->grants[j]) == 0)
                 return rj_fail(c, "\"%s\" is listed twice", d->grants[i]);
+        d->grant_cost[i] = cost;
+        rj_pop(c, k);
+    }
+    rj_pop(c, m);
+    /* "grant_costs": {"grant": n}: an alternative that costs other than "cost" (RULES.md 9). */
+    json_t *costs = json_object_get(o, "grant_costs");
+    if (!costs)
+        return 0;
+    m = rj_push(c, "grant_costs");
+    if (!json_is_object(costs))
+        return rj_fail(c, "must be an object of grant id -> Reserve Tokens");
+    const char *gkey;
+    json_t *gv;
+    json_object_foreach(costs, gkey, gv)
+    {
+        size_t k = rj_push(c, gkey);
+        int g = -1;
+        for (int i = 0; i < d->ngrants; i++)
+            if (strcmp(d->grants[i], gkey) == 0)
+                g = i;
+        if (g < 0)
+            return rj_fail(c, "is not one of this option's grants");
+        if (!json_is_integer(gv) || json_integer_value(gv) < 0 || json_integer_value(gv) > 9)
+            return rj_fail(c, "must be an integer from 0 to 9");
+        d->grant_cost[g] = (int)json_integer_value(gv);
         rj_pop(c, k);
     }
     rj_pop(c, m);
@@ -236,218 +271,6 @@ static int load_victory(struct ctx *c, json_t *doc)
             if (!json_is_string(s) || json_string_length(s) >= RS_TEXT_MAX)
                 return rj_fail(c, "must be a string under %d bytes", RS_TEXT_MAX);
             snprintf(v->notes[v->nnotes++], RS_TEXT_MAX, "%s", json_string_value(s));
-            rj_pop(c, k2);
-        }
-        rj_pop(c, k);
-    }
-    rj_pop(c, m);
-    return 0;
-}
-
-/* ---- What-if events ---- */
-
-static int load_scope(struct ctx *c, json_t *sc, struct scope *out)
-{
-    static const char *const kinds[] = {"none", "campaign", "except", "only", "battles", "once"};
-    memset(out, 0, sizeof *out);
-    size_t m = rj_push(c, "scope");
-    if (!json_is_object(sc))
-        return rj_fail(c, "must be an object {kind, ...}");
-    if (rj_check_keys(c, sc, "kind scenarios battles"))
-        return -1;
-    const char *kind = json_string_value(json_object_get(sc, "kind"));
-    int found = -1;
-    for (int i = 0; i < 6 && kind; i++)
-        if (strcmp(kind, kinds[i]) == 0)
-            found = i;
-    if (found < 0) {
-        rj_push(c, "kind");
-        return rj_fail(c, "must be one of none, campaign, except, only, battles, once");
-    }
-    out->kind = (enum scope_kind)found;
-    bool named = out->kind == SCOPE_EXCEPT || out->kind == SCOPE_ONLY;
-    const char *list = named ? "scenarios" : "battles";
-    json_t *a = json_object_get(sc, list);
-    if ((named || out->kind == SCOPE_BATTLES) != (a != NULL) ||
-        json_object_get(sc, named ? "battles" : "scenarios"))
-        return rj_fail(
-            c, "kind \"%s\" %s", kind,
-            named ? "takes \"scenarios\" only"
-                  : (out->kind == SCOPE_BATTLES ? "takes \"battles\" only" : "takes no list"));
-    if (!a) {
-        rj_pop(c, m);
-        return 0;
-    }
-    size_t k = rj_push(c, list);
-    if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > RS_MAX_SCOPE_ITEMS)
-        return rj_fail(c, "must be an array of 1 to %d entries", RS_MAX_SCOPE_ITEMS);
-    out->n = (int)json_array_size(a);
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        json_t *e = json_array_get(a, i);
-        size_t k2 = rj_push_index(c, i);
-        if (named) {
-            if (!json_is_string(e) || json_string_length(e) == 0 ||
-                json_string_length(e) >= RS_NAME_MAX)
-                return rj_fail(c, "must be a scenario name");
-            snprintf(out->scenarios[i], RS_NAME_MAX, "%s", json_string_value(e));
-        } else {
-            if (!json_is_integer(e) || json_integer_value(e) < 1 || json_integer_value(e) > 99)
-                return rj_fail(c, "must be a battle number from 1 to 99");
-            out->battles[i] = (int)json_integer_value(e);
-        }
-        rj_pop(c, k2);
-    }
-    rj_pop(c, k);
-    rj_pop(c, m);
-    return 0;
-}
-
-static int load_effect(struct ctx *c, json_t *e, struct effect_def *out)
-{
-    memset(out, 0, sizeof *out);
-    if (!json_is_object(e))
-        return rj_fail(c, "must be an effect object");
-    const char *type = json_string_value(json_object_get(e, "type"));
-    const char *side = json_string_value(json_object_get(e, "side"));
-    if (type && strcmp(type, "tokens") == 0) {
-        out->type = EFFECT_TOKENS;
-        if (rj_check_keys(c, e, "type side op amount after_battle"))
-            return -1;
-        const char *op = json_string_value(json_object_get(e, "op"));
-        if (!op || (strcmp(op, "add") && strcmp(op, "set"))) {
-            rj_push(c, "op");
-            return rj_fail(c, "must be \"add\" or \"set\"");
-        }
-        out->op = strcmp(op, "add") == 0 ? TOKENS_ADD : TOKENS_SET;
-        if (rj_get_int(c, e, "amount", true, 0, -99, 99, &out->amount) ||
-            rj_get_int(c, e, "after_battle", false, 0, 0, 99, &out->after_battle))
-            return -1;
-        if (out->op == TOKENS_SET && out->amount < 0) {
-            rj_push(c, "amount");
-            return rj_fail(c, "a count is set to 0 or more");
-        }
-    } else if (type && strcmp(type, "grant") == 0) {
-        out->type = EFFECT_GRANT;
-        if (rj_check_keys(c, e, "type side from to"))
-            return -1;
-        size_t k = rj_push(c, "from");
-        if (check_grant(c, json_object_get(e, "from"), out->from))
-            return -1;
-        rj_pop(c, k);
-        k = rj_push(c, "to");
-        if (check_grant(c, json_object_get(e, "to"), out->to))
-            return -1;
-        rj_pop(c, k);
-    } else {
-        rj_push(c, "type");
-        return rj_fail(c, "must be \"tokens\" or \"grant\"");
-    }
-    if (side && strcmp(side, "roller") == 0 && out->type == EFFECT_TOKENS) {
-        out->side = EFFECT_ROLLER;
-    } else {
-        enum side s;
-        if (!side || !side_parse(side, &s)) {
-            rj_push(c, "side");
-            return rj_fail(c, out->type == EFFECT_TOKENS
-                                  ? "must be \"allies\", \"axis\" or \"roller\""
-                                  : "must be \"allies\" or \"axis\"");
-        }
-        out->side = (enum effect_side)s;
-    }
-    return 0;
-}
-
-static int load_event(struct ctx *c, const char *id, json_t *ev, struct event_def *out)
-{
-    memset(out, 0, sizeof *out);
-    if (!rj_valid_id(id, RS_ID_MAX))
-        return rj_fail(c, "event ids are lowercase letters, digits and '-'");
-    snprintf(out->id, sizeof out->id, "%s", id);
-    if (!json_is_object(ev))
-        return rj_fail(c, "must be an event object");
-    if (rj_check_keys(c, ev, "name text effects scope stacks reading") ||
-        rj_get_string(c, ev, "name", true, out->name, sizeof out->name) ||
-        rj_get_string(c, ev, "text", true, out->text, sizeof out->text) ||
-        rj_get_bool(c, ev, "stacks", false, &out->stacks) ||
-        load_scope(c, json_object_get(ev, "scope"), &out->scope))
-        return -1;
-    json_t *effects = json_object_get(ev, "effects");
-    if (!effects)
-        return 0;
-    size_t m = rj_push(c, "effects");
-    if (!json_is_array(effects) || json_array_size(effects) > RS_MAX_EFFECTS)
-        return rj_fail(c, "must be an array of at most %d effects", RS_MAX_EFFECTS);
-    for (size_t i = 0; i < json_array_size(effects); i++) {
-        size_t k = rj_push_index(c, i);
-        if (load_effect(c, json_array_get(effects, i), &out->effects[i]))
-            return -1;
-        out->neffects++;
-        rj_pop(c, k);
-    }
-    rj_pop(c, m);
-    return 0;
-}
-
-static int load_what_if(struct ctx *c, json_t *doc)
-{
-    struct what_if_rules *w = &c->rs->what_if;
-    json_t *wi = json_object_get(doc, "what_if");
-    w->enabled = wi != NULL;
-    if (!wi)
-        return 0;
-    size_t m = rj_push(c, "what_if");
-    if (!json_is_object(wi))
-        return rj_fail(c, "must be an object, or absent/null for no What-if events");
-    if (rj_check_keys(c, wi, "faces events allies axis reading"))
-        return -1;
-    json_t *faces = json_object_get(wi, "faces");
-    size_t k = rj_push(c, "faces");
-    if (!json_is_array(faces) || json_array_size(faces) != 5)
-        return rj_fail(c, "must list the 5 symbols in the order the events are listed");
-    bool seen[FACE_COUNT] = {false};
-    for (size_t i = 0; i < 5; i++) {
-        size_t k2 = rj_push_index(c, i);
-        if (rj_as_face(c, json_array_get(faces, i), &w->faces[i]))
-            return -1;
-        if (seen[w->faces[i]])
-            return rj_fail(c, "\"%s\" is listed twice", face_name(w->faces[i]));
-        seen[w->faces[i]] = true;
-        rj_pop(c, k2);
-    }
-    rj_pop(c, k);
-    json_t *events = json_object_get(wi, "events");
-    k = rj_push(c, "events");
-    if (!json_is_object(events) || json_object_size(events) == 0)
-        return rj_fail(c, "must be an object of event id -> event");
-    const char *id;
-    json_t *ev;
-    w->nevents = 0;
-    json_object_foreach(events, id, ev)
-    {
-        size_t k2 = rj_push(c, id);
-        if (w->nevents >= RS_MAX_EVENTS)
-            return rj_fail(c, "too many events (at most %d)", RS_MAX_EVENTS);
-        if (load_event(c, id, ev, &w->events[w->nevents++]))
-            return -1;
-        rj_pop(c, k2);
-    }
-    rj_pop(c, k);
-    for (int s = 0; s < SIDE_COUNT; s++) {
-        json_t *col = json_object_get(wi, side_name((enum side)s));
-        k = rj_push(c, side_name((enum side)s));
-        if (!json_is_array(col) || json_array_size(col) != 5)
-            return rj_fail(c,
-                           "must list 5 event ids, one per symbol in the order of $.what_if.faces");
-        for (size_t i = 0; i < 5; i++) {
-            const char *eid = json_string_value(json_array_get(col, i));
-            int found = -1;
-            for (int e = 0; e < w->nevents && eid; e++)
-                if (strcmp(w->events[e].id, eid) == 0)
-                    found = e;
-            size_t k2 = rj_push_index(c, i);
-            if (found < 0)
-                return rj_fail(c, "must name an event of $.what_if.events");
-            w->column[s][i] = found;
             rj_pop(c, k2);
         }
         rj_pop(c, k);
@@ -664,6 +487,118 @@ static int load_outcome(struct ctx *c, json_t *doc)
     return 0;
 }
 
+/* ---- battle features and D-Day Landings maps ---- */
+
+static int load_features(struct ctx *c, json_t *doc)
+{
+    json_t *f = json_object_get(doc, "battle_features");
+    c->rs->nfeatures = 0;
+    if (!f)
+        return 0;
+    size_t m = rj_push(c, "battle_features");
+    if (!json_is_object(f))
+        return rj_fail(c, "must be an object of feature id -> what the set-up says");
+    const char *key;
+    json_t *v;
+    json_object_foreach(f, key, v)
+    {
+        size_t k = rj_push(c, key);
+        if (!rj_valid_id(key, RS_ID_MAX))
+            return rj_fail(c, "feature ids are lowercase letters, digits and '-'");
+        if (c->rs->nfeatures >= RS_MAX_FEATURES)
+            return rj_fail(c, "too many features (at most %d)", RS_MAX_FEATURES);
+        if (!json_is_string(v) || json_string_length(v) == 0 ||
+            json_string_length(v) >= RS_TEXT_MAX)
+            return rj_fail(c, "must be a non-empty string under %d bytes", RS_TEXT_MAX);
+        struct feature_def *fd = &c->rs->features[c->rs->nfeatures++];
+        snprintf(fd->id, sizeof fd->id, "%s", key);
+        snprintf(fd->text, sizeof fd->text, "%s", json_string_value(v));
+        rj_pop(c, k);
+    }
+    rj_pop(c, m);
+    return 0;
+}
+
+static int load_combo(struct ctx *c, json_t *j, struct map_rules *mr, struct map_combo *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!json_is_object(j))
+        return rj_fail(c, "must be {maps, medals_to_win, cards?, mode?}");
+    if (rj_check_keys(c, j, "maps medals_to_win cards mode") ||
+        rj_get_int(c, j, "medals_to_win", true, 0, 1, 200, &out->medals_to_win) ||
+        rj_get_string(c, j, "mode", false, out->mode, sizeof out->mode))
+        return -1;
+    out->has_cards = json_object_get(j, "cards") != NULL;
+    if (out->has_cards && rj_get_pair(c, j, "cards", true, 1, 30, out->cards))
+        return -1;
+    json_t *maps = json_object_get(j, "maps");
+    size_t k = rj_push(c, "maps");
+    if (!json_is_array(maps) || json_array_size(maps) < 2 || json_array_size(maps) > RS_MAX_MAPS)
+        return rj_fail(c, "must list 2 to %d maps", RS_MAX_MAPS);
+    for (size_t i = 0; i < json_array_size(maps); i++) {
+        size_t k2 = rj_push_index(c, i);
+        int idx = map_find(mr, json_string_value(json_array_get(maps, i)));
+        if (idx < 0)
+            return rj_fail(c, "must be a map of $.maps.maps");
+        for (int p = 0; p < out->nmaps; p++)
+            if (out->maps[p] == idx)
+                return rj_fail(c, "is listed twice");
+        out->maps[out->nmaps++] = idx;
+        rj_pop(c, k2);
+    }
+    rj_pop(c, k);
+    return 0;
+}
+
+static int load_maps(struct ctx *c, json_t *doc)
+{
+    struct map_rules *mr = &c->rs->maps;
+    memset(mr, 0, sizeof *mr);
+    json_t *mj = json_object_get(doc, "maps");
+    if (!mj)
+        return 0;
+    size_t m = rj_push(c, "maps");
+    if (!json_is_object(mj) || rj_check_keys(c, mj, "maps combinations reading"))
+        return json_is_object(mj) ? -1 : rj_fail(c, "must be {maps, combinations}");
+    json_t *maps = json_object_get(mj, "maps");
+    size_t k = rj_push(c, "maps");
+    if (!json_is_object(maps) || json_object_size(maps) > RS_MAX_MAPS)
+        return rj_fail(c, "must be an object of at most %d map id -> name", RS_MAX_MAPS);
+    const char *key;
+    json_t *v;
+    json_object_foreach(maps, key, v)
+    {
+        size_t k2 = rj_push(c, key);
+        if (!rj_valid_id(key, RS_ID_MAX))
+            return rj_fail(c, "map ids are lowercase letters, digits and '-'");
+        if (!json_is_string(v) || json_string_length(v) == 0 ||
+            json_string_length(v) >= RS_NAME_MAX)
+            return rj_fail(c, "must be the map's name");
+        struct map_def *md = &mr->maps[mr->nmaps++];
+        snprintf(md->id, sizeof md->id, "%s", key);
+        snprintf(md->name, sizeof md->name, "%s", json_string_value(v));
+        rj_pop(c, k2);
+    }
+    rj_pop(c, k);
+    json_t *combos = json_object_get(mj, "combinations");
+    k = rj_push(c, "combinations");
+    if (!json_is_array(combos) || json_array_size(combos) > RS_MAX_COMBOS)
+        return rj_fail(c, "must be an array of at most %d combinations", RS_MAX_COMBOS);
+    for (size_t i = 0; i < json_array_size(combos); i++) {
+        size_t k2 = rj_push_index(c, i);
+        struct map_combo *mc = &mr->combos[mr->ncombos];
+        if (load_combo(c, json_array_get(combos, i), mr, mc))
+            return -1;
+        if (map_combination(mr, mc->maps, mc->nmaps))
+            return rj_fail(c, "the same maps are combined twice");
+        mr->ncombos++;
+        rj_pop(c, k2);
+    }
+    rj_pop(c, k);
+    rj_pop(c, m);
+    return 0;
+}
+
 /* ---- a whole ruleset ---- */
 
 int rj_load_doc(struct ctx *c, json_t *doc)
@@ -672,8 +607,8 @@ int rj_load_doc(struct ctx *c, json_t *doc)
     if (!json_is_object(doc))
         return rj_fail(c, "a ruleset is a JSON object");
     if (rj_check_keys(c, doc,
-                      "id name description source reserve_tokens grants reserve victory_events "
-                      "what_if scenarios outcome readings"))
+                      "id name description source reserve_tokens grants battle_features maps "
+                      "reserve victory_events what_if scenarios outcome readings"))
         return -1;
     if (rj_get_string(c, doc, "id", true, rs->id, sizeof rs->id))
         return -1;
@@ -690,8 +625,8 @@ int rj_load_doc(struct ctx *c, json_t *doc)
         rj_get_string(c, doc, "description", true, rs->description, sizeof rs->description) ||
         rj_get_string(c, doc, "source", false, rs->source, sizeof rs->source) ||
         rj_get_pair(c, doc, "reserve_tokens", false, 0, 99, rs->tokens_default) ||
-        load_grants(c, doc) || load_reserve(c, doc) || load_victory(c, doc) ||
-        load_what_if(c, doc) || load_outcome(c, doc))
+        load_grants(c, doc) || load_features(c, doc) || load_maps(c, doc) || load_reserve(c, doc) ||
+        load_victory(c, doc) || rj_load_what_if(c, doc) || load_outcome(c, doc))
         return -1;
     json_t *sc = json_object_get(doc, "scenarios");
     if (sc) {

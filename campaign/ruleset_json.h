@@ -42,7 +42,13 @@ int rj_as_side(struct ctx *c, json_t *v, enum side *out);
 /* Lowercase letters, digits and '-', non-empty, shorter than max. */
 bool rj_valid_id(const char *s, size_t max);
 
-/* The whole document into c->rs (rules/load_doc.c). */
+/* The whole document into c->rs (campaign/ruleset_doc.c). */
 int rj_load_doc(struct ctx *c, json_t *doc);
+
+/* $.what_if into c->rs (campaign/ruleset_events.c). */
+int rj_load_what_if(struct ctx *c, json_t *doc);
+
+/* A grant id of c->rs's $.grants into out (campaign/ruleset_doc.c). */
+int rj_check_grant(struct ctx *c, json_t *v, char *out);
 
 #endif

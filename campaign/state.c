@@ -181,6 +181,12 @@ static void load_battles(struct campaign *c, json_t *rows)
         }
         copy(x->created_at, sizeof x->created_at, jstr_at(b, 15));
         copy(x->finished_at, sizeof x->finished_at, jstr_at(b, 16));
+        json_t *maps = json_array_get(b, 17), *features = json_array_get(b, 18);
+        for (size_t k = 0; k < json_array_size(maps) && x->nmaps < RS_MAX_MAPS; k++)
+            copy(x->maps[x->nmaps++], RS_ID_MAX, jstr_at(maps, k));
+        for (size_t k = 0; k < json_array_size(features) && x->nfeatures < RS_MAX_FEATURES; k++)
+            copy(x->features[x->nfeatures++], RS_ID_MAX, jstr_at(features, k));
+        x->sudden_death = json_is_true(json_array_get(b, 19));
     }
 }
 
@@ -229,10 +235,12 @@ static void load_effects(struct campaign *c, json_t *rows)
                 e->rolled_by[s] = true;
         }
         e->data = json_incref(json_array_get(r, 2));
+        e->picked_battle = jint_at(r, 3, 0);
     }
 }
 
-/* The What-if rolls (rolls of battle 0): the face and the event each side rolled. */
+/* The What-if rolls: the face and the event each side rolled before the campaign (battle 0),
+ * and any second roll an effect allowed after a battle. */
 static void load_what_if(struct campaign *c, json_t *rows)
 {
     size_t i;
@@ -242,10 +250,35 @@ static void load_what_if(struct campaign *c, json_t *rows)
         int s = side_or_none(jstr_at(r, 0));
         if (s < 0)
             continue;
-        enum face f;
-        if (face_parse(json_string_value(json_array_get(json_array_get(r, 1), 0)), &f))
+        enum face f = FACE_INFANTRY;
+        face_parse(json_string_value(json_array_get(json_array_get(r, 1), 0)), &f);
+        int battle = jint_at(r, 3, 0);
+        if (battle == 0) {
             c->what_if_face[s] = f;
-        copy(c->what_if_event[s], sizeof c->what_if_event[s], jstr_at(r, 2));
+            copy(c->what_if_event[s], sizeof c->what_if_event[s], jstr_at(r, 2));
+        } else {
+            c->what_if_again[s] = battle;
+            c->what_if_again_face[s] = f;
+            copy(c->what_if_again_event[s], sizeof c->what_if_again_event[s], jstr_at(r, 2));
+        }
+    }
+}
+
+static void load_held(struct campaign *c, json_t *rows)
+{
+    c->nheld = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        if (c->nheld >= MAX_HELD)
+            break;
+        struct held *h = &c->held[c->nheld++];
+        h->id = jint_at(r, 0, 0);
+        h->side = side_or_none(jstr_at(r, 1)) == SIDE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+        copy(h->grant, sizeof h->grant, jstr_at(r, 2));
+        h->battle = jint_at(r, 3, 0);
+        copy(h->state, sizeof h->state, jstr_at(r, 4));
     }
 }
 
@@ -286,9 +319,9 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
     c->winner = side_or_none(db_val(r, 0, 17));
     copy(c->created_at, sizeof c->created_at, PQgetvalue(r, 0, 18));
     copy(c->finished_at, sizeof c->finished_at, PQgetvalue(r, 0, 19));
-    void (*const loaders[4])(struct campaign *, json_t *) = {load_battles, load_seeds, load_effects,
-                                                             load_what_if};
-    for (int k = 0; k < 4; k++) {
+    void (*const loaders[5])(struct campaign *, json_t *) = {load_battles, load_seeds, load_effects,
+                                                             load_what_if, load_held};
+    for (int k = 0; k < 5; k++) {
         json_t *rows = json_loads(PQgetvalue(r, 0, 20 + k), 0, NULL);
         loaders[k](c, rows);
         json_decref(rows);
@@ -384,17 +417,57 @@ enum role campaign_role(const struct campaign *c, const char *key)
     return found;
 }
 
-int campaign_rewrites(const struct campaign *c, enum side side, struct grant_rewrite *out, int max)
+int campaign_events(const struct campaign *c, const struct event_def **out, int max)
 {
     if (!c->rse)
         return 0;
     const struct what_if_rules *w = &c->rse->rs->what_if;
     int n = 0;
     for (int i = 0; i < c->neffects; i++)
-        for (int k = 0; k < w->nevents; k++)
+        for (int k = 0; k < w->nevents && n < max; k++)
             if (strcmp(w->events[k].id, c->effects[i].event_id) == 0)
-                n += what_if_rewrites(&w->events[k], side, out + n, max - n);
+                out[n++] = &w->events[k];
     return n;
+}
+
+void campaign_option_mods(const struct campaign *c, enum side side, struct option_mods *mods)
+{
+    memset(mods, 0, sizeof *mods);
+    const struct event_def *events[RS_MAX_EVENTS];
+    int n = campaign_events(c, events, RS_MAX_EVENTS);
+    for (int k = 0; k < n; k++)
+        what_if_option_mods(events[k], side, mods);
+}
+
+int campaign_pre_battle_needs(const struct campaign *c, const struct battle *b,
+                              struct pre_battle_need *out, int max)
+{
+    const struct event_def *events[RS_MAX_EVENTS];
+    int n = campaign_events(c, events, RS_MAX_EVENTS), k = 0;
+    for (int i = 0; i < n && k < max; i++) {
+        const struct effect_def *e =
+            what_if_pre_battle_roll(events[i], (const char(*)[RS_ID_MAX])b->features, b->nfeatures);
+        if (e)
+            out[k++] = (struct pre_battle_need){events[i], e};
+    }
+    return k;
+}
+
+bool campaign_what_if_again(const struct campaign *c, enum side side)
+{
+    if (c->finished || !c->what_if || c->what_if_again[side] || !c->what_if_event[side][0])
+        return false;
+    const struct event_def *events[RS_MAX_EVENTS];
+    int n = campaign_events(c, events, RS_MAX_EVENTS);
+    bool allowed = false;
+    for (int i = 0; i < n; i++) {
+        const struct effect_def *e = event_effect(events[i], EFFECT_EXTRA_WHAT_IF);
+        allowed |= e && (enum side)e->side == side;
+    }
+    /* "After playing one scenario ... for the next scenario": between a result and the next
+     * battle's set-up. */
+    const struct battle *last = c->nbattles ? &c->battles[c->nbattles - 1] : NULL;
+    return allowed && last && last->phase == PHASE_FINISHED;
 }
 
 enum cres campaign_log(struct db *db, const struct campaign *c, const char *actor,

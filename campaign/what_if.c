@@ -1,4 +1,5 @@
-/* "What if?" rolls (RULES.md 5): one die per side before the first battle. */
+/* "What if?" rolls (RULES.md 5): one die per side before the first battle, and one more after a
+ * battle where an effect allows it (RULES.md 9: Forward Command). */
 #include "campaign/campaign.h"
 
 #include "db/store.h"
@@ -52,11 +53,13 @@ enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
     if (!c->what_if || !rs->what_if.enabled)
         return refuse(e, PROBLEM_RULE_VIOLATION, NULL,
                       "This campaign was created without What-if events.");
-    if (c->what_if_event[side][0])
+    /* A second roll after a battle, where an effect allows it (Forward Command). */
+    bool again = c->what_if_event[side][0] && campaign_what_if_again(c, side);
+    if (c->what_if_event[side][0] && !again)
         return refuse(e, PROBLEM_ALREADY_DONE, NULL, "%s already rolled their What-if die.",
                       side_title(side));
     struct battle *first = campaign_battle(c, 1);
-    if (first && first->phase != PHASE_SETUP) {
+    if (!again && first && first->phase != PHASE_SETUP) {
         refuse(e, PROBLEM_WRONG_PHASE, NULL,
                "What-if events are rolled before the first battle, which is in phase %s.",
                phase_name(first->phase));
@@ -72,12 +75,20 @@ enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
     out->event = ev;
     bool already = find_effect(c, ev->id) != NULL;
     out->applied = !already || ev->stacks;
-    rc = roll_store(db, c, "what_if", 0, &out->roll,
+    /* The first roll belongs to no battle (0); a second one to the battle played before it. */
+    int battle = again ? c->nbattles : 0;
+    rc = roll_store(db, c, "what_if", battle, &out->roll,
                     json_pack("{s:s, s:b}", "event", ev->id, "applied", out->applied));
     if (rc != C_OK)
         return rc;
-    snprintf(c->what_if_event[side], sizeof c->what_if_event[side], "%s", ev->id);
-    c->what_if_face[side] = out->roll.faces[0];
+    if (again) {
+        c->what_if_again[side] = battle;
+        snprintf(c->what_if_again_event[side], sizeof c->what_if_again_event[side], "%s", ev->id);
+        c->what_if_again_face[side] = out->roll.faces[0];
+    } else {
+        snprintf(c->what_if_event[side], sizeof c->what_if_event[side], "%s", ev->id);
+        c->what_if_face[side] = out->roll.faces[0];
+    }
     int tokens[SIDE_COUNT] = {c->tokens[0], c->tokens[1]};
     what_if_apply_now(ev, side, already, tokens);
     char reason[RS_ID_MAX + 16];

@@ -17,20 +17,24 @@
     AGG("b.number, b.scenario, b.first_player, b.cards_allies, b.cards_axis, b.medals_to_win, "     \
         "b.commissar, b.phase, b.winner, b.medals_allies, b.medals_axis, b.undeployed_allies, "     \
         "b.undeployed_axis, b.objective_allies, b.objective_axis, "                                 \
-        DB_TS("b.created_at") ", " DB_TS("b.finished_at"),                                          \
+        DB_TS("b.created_at") ", " DB_TS("b.finished_at") ", b.maps, b.features, "                  \
+        "b.sudden_death",                                                                           \
         "ORDER BY b.number) FROM battles b WHERE b.campaign_id = c.id")
 #define CAMPAIGN_SEEDS                                                                              \
     AGG("s.epoch, encode(s.seed, 'hex'), s.commitment, " DB_TS("s.revealed_at") ", s.origin",                    \
         "ORDER BY s.epoch) FROM seeds s WHERE s.campaign_id = c.id")
 #define CAMPAIGN_EFFECTS                                                                            \
-    AGG("e.event_id, e.rolled_by, e.data",                                                          \
+    AGG("e.event_id, e.rolled_by, e.data, e.picked_battle",                                        \
         "ORDER BY e.seq) FROM effects e WHERE e.campaign_id = c.id")
 #define CAMPAIGN_WHAT_IF                                                                            \
-    AGG("r.side, r.faces, r.detail->>'event'",                                                      \
-        "ORDER BY r.n) FROM rolls r WHERE r.campaign_id = c.id AND r.battle = 0")
+    AGG("r.side, r.faces, r.detail->>'event', r.battle",                                           \
+        "ORDER BY r.n) FROM rolls r WHERE r.campaign_id = c.id AND r.purpose = 'what_if'")
+#define CAMPAIGN_HELD                                                                               \
+    AGG("h.id, h.side, h.grant_id, h.battle, h.state",                                             \
+        "ORDER BY h.id) FROM holdings h WHERE h.campaign_id = c.id")
 #define CAMPAIGN_COLUMNS                                                                            \
     CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", "                                     \
-    CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF
+    CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF ", " CAMPAIGN_HELD
 // clang-format on
 
 static struct db_statement st_insert = {

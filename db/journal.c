@@ -60,3 +60,15 @@ PGresult *db_log(struct db *db, const char *campaign)
     const char *p[] = {campaign};
     return db_exec(db, &st_log, p);
 }
+
+static struct db_statement st_effect_pick = {
+    "effect_pick",
+    "WITH u AS (UPDATE effects SET picked_battle = $3::int WHERE campaign_id = $1::uuid AND "
+    "event_id = $2 RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'effect_pick') FROM u",
+    3, 0};
+
+bool db_effect_pick(struct db *db, const char *campaign, const char *event_id, const char *battle)
+{
+    const char *p[] = {campaign, event_id, battle};
+    return db_defer(db, &st_effect_pick, p);
+}

@@ -44,12 +44,20 @@ long db_seeds_reveal(struct db *db, const char *campaign);
  * (imports of one id wait for each other). */
 long db_campaign_id_lock(struct db *db, const char *id);
 
-/* battles (db/battles.c) */
-bool db_battle_insert(struct db *db, const char *const p[9]);
+/* battles (db/battles.c): campaign, number, scenario, first_player, cards_allies, cards_axis,
+ * medals_to_win, commissar, phase, maps (text[] literal or NULL), features (text[] literal) */
+bool db_battle_insert(struct db *db, const char *const p[11]);
 /* number, scenario, first_player, cards_allies, cards_axis, medals_to_win, commissar, phase,
  * winner, medals_allies, medals_axis, undeployed_allies, undeployed_axis, objective_allies,
  * objective_axis, created_at, finished_at */
-bool db_battle_update(struct db *db, const char *const p[10]);
+/* ... and to update: campaign, number, phase, winner, the six result numbers, sudden_death */
+bool db_battle_update(struct db *db, const char *const p[11]);
+
+/* holdings (db/battles.c): granted tokens and stars a side holds. Insert: campaign, id, side,
+ * grant, battle. */
+bool db_held_insert(struct db *db, const char *const p[5]);
+bool db_held_set(struct db *db, const char *campaign, const char *id, const char *state);
+bool db_held_remove_all(struct db *db, const char *campaign);
 
 /* rolls (db/rolls.c): n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail,
  * at. Inserting a roll also writes its event-log line (actor, action, detail: p[10..12]). */
@@ -67,6 +75,8 @@ bool db_choice_insert(struct db *db, const char *const p[6]);
 /* effects (db/journal.c) */
 long db_effect_upsert(struct db *db, const char *campaign, const char *event_id,
                       const char *rolled_by, const char *data);
+/* The battle a side picked for an event (its effect row must exist). */
+bool db_effect_pick(struct db *db, const char *campaign, const char *event_id, const char *battle);
 
 /* token ledger (db/journal.c): seq, side, delta, balance, reason, battle, at */
 bool db_ledger_insert(struct db *db, const char *const p[6]);

@@ -12,37 +12,60 @@ const struct grant_def *ruleset_grant(const struct ruleset *rs, const char *id)
     return NULL;
 }
 
-/* Copies the option's grants, rewritten and without duplicates; notes what was rewritten. */
-static void bind_grants(const struct ruleset *rs, const struct option_def *def, struct option *o,
-                        const struct grant_rewrite *rewrites, int nrewrites)
+static bool removed(const struct option_mods *mods, const char *grant)
+{
+    for (int r = 0; mods && r < mods->nremovals; r++)
+        if (strcmp(mods->removals[r], grant) == 0)
+            return true;
+    return false;
+}
+
+/* Copies the option's grants and their costs, rewritten, without the removed ones and without
+ * duplicates; notes what was rewritten. Returns how many are left. */
+static int bind_grants(const struct ruleset *rs, const struct option_def *def, struct option *o,
+                       const struct option_mods *mods)
 {
     snprintf(o->text, sizeof o->text, "%s", def->text);
     o->ngrants = 0;
     for (int g = 0; g < def->ngrants; g++) {
         const char *grant = def->grants[g];
-        for (int r = 0; r < nrewrites; r++)
-            if (strcmp(rewrites[r].from, grant) == 0) {
-                grant = rewrites[r].to;
+        for (int r = 0; mods && r < mods->nrewrites; r++)
+            if (strcmp(mods->rewrites[r].from, grant) == 0) {
+                grant = mods->rewrites[r].to;
                 const struct grant_def *gd = ruleset_grant(rs, grant);
                 size_t len = strlen(o->text);
                 snprintf(o->text + len, sizeof o->text - len, " (a standing effect makes it %s)",
                          gd ? gd->text : grant);
                 break;
             }
+        if (removed(mods, grant)) {
+            const struct grant_def *gd = ruleset_grant(rs, grant);
+            size_t len = strlen(o->text);
+            snprintf(o->text + len, sizeof o->text - len, " (a standing effect takes away %s)",
+                     gd ? gd->text : grant);
+            continue;
+        }
         bool dup = false;
         for (int k = 0; k < o->ngrants; k++)
             dup |= strcmp(o->grants[k], grant) == 0;
-        if (!dup)
-            snprintf(o->grants[o->ngrants++], RS_GRANT_MAX, "%s", grant);
+        if (dup)
+            continue;
+        snprintf(o->grants[o->ngrants], RS_GRANT_MAX, "%s", grant);
+        o->grant_cost[o->ngrants++] = def->grant_cost[g];
     }
+    o->cost = o->ngrants ? o->grant_cost[0] : 0;
+    for (int g = 1; g < o->ngrants; g++)
+        if (o->grant_cost[g] < o->cost)
+            o->cost = o->grant_cost[g];
+    return o->ngrants;
 }
 
 static void add_option(const struct ruleset *rs, const struct option_def *def, const int *dice,
-                       const struct grant_rewrite *rewrites, int nrewrites, struct option_list *out)
+                       const struct option_mods *mods, struct option_list *out)
 {
     if (out->n >= RULES_MAX_OFFERED)
         return;
-    struct option *o = &out->o[out->n++];
+    struct option *o = &out->o[out->n];
     memset(o, 0, sizeof *o);
     snprintf(o->key, sizeof o->key, "%s", def->key);
     o->ndice = def->ndice;
@@ -52,12 +75,12 @@ static void add_option(const struct ruleset *rs, const struct option_def *def, c
         snprintf(o->id, sizeof o->id, "%s@%d", def->key, dice[0]);
     else
         snprintf(o->id, sizeof o->id, "%s@%d+%d", def->key, dice[0], dice[1]);
-    o->cost = def->cost;
-    bind_grants(rs, def, o, rewrites, nrewrites);
+    if (bind_grants(rs, def, o, mods) > 0)
+        out->n++; /* an option whose every grant was taken away is not offered */
 }
 
 void reserve_options(const struct ruleset *rs, enum side side, const enum face *faces, int nfaces,
-                     const struct grant_rewrite *rewrites, int nrewrites, struct option_list *out)
+                     const struct option_mods *mods, struct option_list *out)
 {
     out->n = 0;
     if (!rs->reserve.enabled)
@@ -65,17 +88,20 @@ void reserve_options(const struct ruleset *rs, enum side side, const enum face *
     for (int k = 0; k < rs->reserve.noptions[side]; k++) {
         const struct option_def *def = &rs->reserve.options[side][k];
         if (def->ndice == 1) {
-            for (int i = 0; i < nfaces; i++)
+            for (int i = 0; i < nfaces; i++) {
+                const int dice[2] = {i, -1};
                 if (faces[i] == def->dice[0])
-                    add_option(rs, def, (int[]){i, -1}, rewrites, nrewrites, out);
+                    add_option(rs, def, dice, mods, out);
+            }
             continue;
         }
         for (int i = 0; i < nfaces; i++)
             for (int j = i + 1; j < nfaces; j++) {
                 bool match = (faces[i] == def->dice[0] && faces[j] == def->dice[1]) ||
                              (faces[i] == def->dice[1] && faces[j] == def->dice[0]);
+                const int dice[2] = {i, j};
                 if (match)
-                    add_option(rs, def, (int[]){i, j}, rewrites, nrewrites, out);
+                    add_option(rs, def, dice, mods, out);
             }
     }
 }
@@ -112,22 +138,22 @@ void reserve_validate(const struct option_list *offered, const struct choice_ite
                 out->error = CHOICE_DIE_REUSED;
                 return;
             }
-        const char *grant = NULL;
+        int grant = -1;
         if (items[k].grant) {
-            for (int g = 0; g < o->ngrants && !grant; g++)
+            for (int g = 0; g < o->ngrants && grant < 0; g++)
                 if (strcmp(o->grants[g], items[k].grant) == 0)
-                    grant = o->grants[g];
-            if (!grant) {
+                    grant = g;
+            if (grant < 0) {
                 out->error = CHOICE_INVALID_GRANT;
                 return;
             }
         } else if (o->ngrants == 1) {
-            grant = o->grants[0];
+            grant = 0;
         } else {
             out->error = CHOICE_GRANT_REQUIRED;
             return;
         }
-        cost += o->cost;
+        cost += o->grant_cost[grant]; /* each alternative costs its own (RULES.md 9) */
         if (cost > tokens) {
             out->error = CHOICE_NOT_ENOUGH_TOKENS;
             return;
@@ -137,7 +163,8 @@ void reserve_validate(const struct option_list *offered, const struct choice_ite
             if (o->dice[d] >= 0 && o->dice[d] < RULES_MAX_DICE)
                 die_used[o->dice[d]] = true;
         out->chosen[out->nchosen].offered = idx;
-        snprintf(out->chosen[out->nchosen].grant, RS_GRANT_MAX, "%s", grant);
+        out->chosen[out->nchosen].cost = o->grant_cost[grant];
+        snprintf(out->chosen[out->nchosen].grant, RS_GRANT_MAX, "%s", o->grants[grant]);
         out->nchosen++;
     }
     out->item = -1;

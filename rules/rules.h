@@ -71,16 +71,20 @@ void dice_commitment(const uint8_t seed[SEED_BYTES], char out[65]);
 struct grant_def {
     char id[RS_GRANT_MAX];
     char text[RS_TEXT_MAX];
+    bool kept; /* a token or star the side holds until it is used (RULES.md 9) */
 };
 
-/* A reserve option as data: the dice symbols it uses, its cost, what it may grant. */
+/*
+ * A reserve option as data: the dice symbols it uses, what it may grant and what each
+ * alternative costs (RULES.md 9: an option's alternatives may cost differently).
+ */
 struct option_def {
     char key[RS_ID_MAX];
     int ndice; /* 1 or 2 */
     enum face dice[2];
-    int cost;
     int ngrants;
     char grants[RS_MAX_OPTION_GRANTS][RS_GRANT_MAX]; /* alternatives */
+    int grant_cost[RS_MAX_OPTION_GRANTS];            /* Reserve Tokens, per alternative */
     char text[RS_TEXT_MAX];
 };
 
@@ -108,9 +112,21 @@ struct victory_rules {
     char notes[RS_MAX_NOTES][RS_TEXT_MAX];
 };
 
-enum effect_type { EFFECT_TOKENS, EFFECT_GRANT };
+/* What a What-if event does to the game, as state the rules apply (RULES.md 5, 9). */
+enum effect_type {
+    EFFECT_TOKENS,          /* Reserve Tokens added or set (Relief, Force Z ...) */
+    EFFECT_GRANT,           /* a reserve grant rewritten (British Tank Regiment) */
+    EFFECT_REMOVE_GRANTS,   /* reserve grants taken from a side (Allied Air Supremacy) */
+    EFFECT_FIRST_PLAYER,    /* a side moves first where the scope applies (Soviet Invasion) */
+    EFFECT_NO_COMMISSAR,    /* the Political Commissar rule is lifted where the scope applies */
+    EFFECT_EXTRA_WHAT_IF,   /* the side may roll once more on the What-if table after a battle */
+    EFFECT_PRE_BATTLE_ROLL, /* a roll before battles with a feature (Naval Struggle) */
+    EFFECT_PICK_BATTLE,     /* the side picks the one battle the event is for (Night Attacks) */
+};
 enum effect_side { EFFECT_ALLIES = 0, EFFECT_AXIS = 1, EFFECT_ROLLER = 2 };
 enum token_op { TOKENS_ADD, TOKENS_SET };
+
+#define RS_MAX_EFFECT_GRANTS 4
 
 struct effect_def {
     enum effect_type type;
@@ -119,6 +135,16 @@ struct effect_def {
     int amount;       /* EFFECT_TOKENS */
     int after_battle; /* EFFECT_TOKENS: 0 = at once, N = after battle N's result */
     char from[RS_GRANT_MAX], to[RS_GRANT_MAX]; /* EFFECT_GRANT: reserve grant rewritten */
+    int ngrants;                               /* EFFECT_REMOVE_GRANTS */
+    char grants[RS_MAX_EFFECT_GRANTS][RS_GRANT_MAX];
+    /* EFFECT_PRE_BATTLE_ROLL: the roll's id, dice, the faces that are hits, the battle feature
+     * that calls for it, and what the hits do */
+    char roll[RS_ID_MAX];
+    int dice;
+    int nhits;
+    enum face hits[FACE_COUNT];
+    char feature[RS_ID_MAX];
+    char text[RS_TEXT_MAX];
 };
 
 /* Which battles a standing effect is shown at. */
@@ -128,14 +154,16 @@ enum scope_kind {
     SCOPE_EXCEPT,   /* every battle except the named scenarios */
     SCOPE_ONLY,     /* only the named scenarios */
     SCOPE_BATTLES,  /* only these battle numbers */
-    SCOPE_ONCE,     /* the next battle only (battle 1, as What-if rolls precede the campaign) */
+    SCOPE_PICKED,   /* only the battle a side picked (EFFECT_PICK_BATTLE) */
 };
 
 struct scope {
     enum scope_kind kind;
     int n;
-    char scenarios[RS_MAX_SCOPE_ITEMS][RS_NAME_MAX]; /* EXCEPT / ONLY */
+    char scenarios[RS_MAX_SCOPE_ITEMS][RS_NAME_MAX]; /* EXCEPT / ONLY: whole names */
     int battles[RS_MAX_SCOPE_ITEMS];                 /* BATTLES */
+    int nresults;                                    /* also shown with these battles' results */
+    int results[RS_MAX_SCOPE_ITEMS];
 };
 
 struct event_def {
@@ -150,7 +178,8 @@ struct event_def {
 
 struct what_if_rules {
     bool enabled;
-    enum face faces[5]; /* list position -> die symbol (the reading of RULES.md 5) */
+    enum face faces[5];          /* list position -> die symbol (the reading of RULES.md 5) */
+    char face_note[RS_TEXT_MAX]; /* said wherever a roll's event is shown (RULES.md 9) */
     int nevents;
     struct event_def events[RS_MAX_EVENTS];
     int column[SIDE_COUNT][5]; /* per side: event index for list position 0..4 */
@@ -191,6 +220,38 @@ struct outcome_rules {
     int track[SIDE_COUNT][RS_MAX_TRACK];
 };
 
+/* D-Day Landings maps and their combinations (RULES.md 7). */
+#define RS_MAX_MAPS     8
+#define RS_MAX_COMBOS   16
+#define RS_MAX_FEATURES 8
+
+struct map_def {
+    char id[RS_ID_MAX];
+    char name[RS_NAME_MAX];
+};
+
+struct map_combo {
+    int nmaps;
+    int maps[RS_MAX_MAPS]; /* indices into map_rules.maps */
+    int medals_to_win;     /* the maps' medals added up */
+    bool has_cards;        /* OverThrough: each Commander-in-Chief's command cards */
+    int cards[SIDE_COUNT];
+    char mode[RS_NAME_MAX];
+};
+
+struct map_rules {
+    int nmaps;
+    struct map_def maps[RS_MAX_MAPS];
+    int ncombos;
+    struct map_combo combos[RS_MAX_COMBOS];
+};
+
+/* Something a scenario may have that an effect asks about ("destroyers"). */
+struct feature_def {
+    char id[RS_ID_MAX];
+    char text[RS_TEXT_MAX];
+};
+
 struct ruleset {
     char id[RS_ID_MAX];
     char name[RS_NAME_MAX];
@@ -204,6 +265,9 @@ struct ruleset {
     struct what_if_rules what_if;
     struct scenario_list scenarios;
     struct outcome_rules outcome;
+    struct map_rules maps;
+    int nfeatures;
+    struct feature_def features[RS_MAX_FEATURES];
 };
 
 /* The text of a grant id in this ruleset, or NULL. */
@@ -220,9 +284,10 @@ struct option {
     char key[RS_ID_MAX];
     int ndice;
     int dice[2]; /* indices into the roll's faces */
-    int cost;
+    int cost;    /* the cheapest alternative's: what taking the option costs at least */
     int ngrants;
     char grants[RS_MAX_OPTION_GRANTS][RS_GRANT_MAX];
+    int grant_cost[RS_MAX_OPTION_GRANTS];
     char text[RS_TEXT_MAX];
 };
 
@@ -236,13 +301,24 @@ struct grant_rewrite {
     char from[RS_GRANT_MAX], to[RS_GRANT_MAX];
 };
 
+#define RULES_MAX_REWRITES (RS_MAX_EVENTS * RS_MAX_EFFECTS)
+#define RULES_MAX_REMOVALS (RS_MAX_EVENTS * RS_MAX_EFFECT_GRANTS)
+
+/* What the standing effects do to a side's reserve options. */
+struct option_mods {
+    int nrewrites;
+    struct grant_rewrite rewrites[RULES_MAX_REWRITES];
+    int nremovals; /* grants the side may not take (an option left with none is not offered) */
+    char removals[RULES_MAX_REMOVALS][RS_GRANT_MAX];
+};
+
 /*
  * Every option the side may take for these faces: each data option bound to every distinct
- * set of dice that shows its symbols, in data order then die order, with `rewrites` applied
- * to the grants.
+ * set of dice that shows its symbols, in data order then die order, with the effects' `mods`
+ * (may be NULL) applied to the grants.
  */
 void reserve_options(const struct ruleset *rs, enum side side, const enum face *faces, int nfaces,
-                     const struct grant_rewrite *rewrites, int nrewrites, struct option_list *out);
+                     const struct option_mods *mods, struct option_list *out);
 
 struct choice_item {
     const char *id;    /* an offered option's id */
@@ -263,6 +339,7 @@ enum choice_error {
 struct chosen_option {
     int offered; /* index into the offered list */
     char grant[RS_GRANT_MAX];
+    int cost; /* the chosen alternative's */
 };
 
 struct choice_result {
@@ -329,12 +406,46 @@ bool what_if_apply_now(const struct event_def *ev, enum side roller, bool alread
 bool what_if_apply_after_battle(const struct event_def *ev, const enum side *rollers, int nrollers,
                                 int battle, int tokens[SIDE_COUNT]);
 
-/* Grant rewrites the event imposes on `side`'s reserve options; returns how many written. */
-int what_if_rewrites(const struct event_def *ev, enum side side, struct grant_rewrite *out,
-                     int max);
+/* Adds what the event does to `side`'s reserve options (rewrites, removals) to `mods`. */
+void what_if_option_mods(const struct event_def *ev, enum side side, struct option_mods *mods);
 
-/* Whether a standing effect with this scope is shown at battle `number` of `scenario`. */
-bool scope_applies(const struct scope *sc, int number, const char *scenario);
+/*
+ * Whether a standing effect with this scope is shown at battle `number` of `scenario`.
+ * `picked` is the battle a side picked for it (SCOPE_PICKED), or 0.
+ */
+bool scope_applies(const struct scope *sc, int number, const char *scenario, int picked);
+
+/* Whether it is shown with battle `number`'s result. */
+bool scope_applies_result(const struct scope *sc, int number);
+
+/* Two scenario names are the same: whole names, letter case and spacing ignored (RULES.md 9). */
+bool scenario_names_match(const char *a, const char *b);
+
+/* What the events in force change in a battle's set-up (RULES.md 9: Soviet Invasion). */
+struct battle_overrides {
+    int first_player; /* -1: as set up */
+    bool no_commissar;
+};
+void what_if_battle_overrides(const struct event_def *const *events, int n, int number,
+                              const char *scenario, struct battle_overrides *out);
+
+/* The event's pre-battle roll, if it has one, at a battle with `features` (ids). */
+const struct effect_def *what_if_pre_battle_roll(const struct event_def *ev,
+                                                 const char (*features)[RS_ID_MAX], int nfeatures);
+
+/* Hits among a pre-battle roll's faces. */
+int pre_battle_hits(const struct effect_def *e, const enum face *faces, int n);
+
+/* The first effect of this type the event has, or NULL. */
+const struct effect_def *event_effect(const struct event_def *ev, enum effect_type type);
+
+/* ---- Multi-map battles (RULES.md 7) ---- */
+
+/* The combination of exactly these maps (indices, any order), or NULL. */
+const struct map_combo *map_combination(const struct map_rules *m, const int *maps, int n);
+
+/* A map's index by id, or -1. */
+int map_find(const struct map_rules *m, const char *id);
 
 /* ---- Campaign outcome and scenario lists ---- */
 

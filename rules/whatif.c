@@ -56,37 +56,64 @@ bool what_if_apply_after_battle(const struct event_def *ev, const enum side *rol
     return changed;
 }
 
-int what_if_rewrites(const struct event_def *ev, enum side side, struct grant_rewrite *out, int max)
+void what_if_option_mods(const struct event_def *ev, enum side side, struct option_mods *mods)
 {
-    int n = 0;
-    for (int i = 0; i < ev->neffects && n < max; i++) {
+    for (int i = 0; i < ev->neffects; i++) {
         const struct effect_def *e = &ev->effects[i];
-        if (e->type == EFFECT_GRANT && (enum side)e->side == side) {
-            memcpy(out[n].from, e->from, sizeof out[n].from);
-            memcpy(out[n].to, e->to, sizeof out[n].to);
-            n++;
+        if ((enum side)e->side != side)
+            continue;
+        if (e->type == EFFECT_GRANT && mods->nrewrites < RULES_MAX_REWRITES) {
+            struct grant_rewrite *rw = &mods->rewrites[mods->nrewrites++];
+            memcpy(rw->from, e->from, sizeof rw->from);
+            memcpy(rw->to, e->to, sizeof rw->to);
+        } else if (e->type == EFFECT_REMOVE_GRANTS) {
+            for (int g = 0; g < e->ngrants && mods->nremovals < RULES_MAX_REMOVALS; g++)
+                memcpy(mods->removals[mods->nremovals++], e->grants[g], RS_GRANT_MAX);
         }
     }
-    return n;
 }
 
-/* Case-insensitive "haystack contains needle": "Battle of Kupa" matches "Kupa". */
-static bool contains_ci(const char *haystack, const char *needle)
+const struct effect_def *event_effect(const struct event_def *ev, enum effect_type type)
 {
-    size_t n = strlen(needle);
-    if (!n)
-        return false;
-    for (const char *h = haystack; *h; h++) {
-        size_t i = 0;
-        while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return true;
-    }
-    return false;
+    for (int i = 0; i < ev->neffects; i++)
+        if (ev->effects[i].type == type)
+            return &ev->effects[i];
+    return NULL;
 }
 
-bool scope_applies(const struct scope *sc, int number, const char *scenario)
+static const char *skip_spaces(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+bool scenario_names_match(const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    a = skip_spaces(a);
+    b = skip_spaces(b);
+    for (;;) {
+        const char *na = skip_spaces(a), *nb = skip_spaces(b);
+        bool sa = na != a, sb = nb != b;
+        if (sa || sb) {
+            /* A run of spaces matches a run of spaces, or the end of the other name. */
+            if (sa != sb)
+                return (sa && !*na && !*b) || (sb && !*nb && !*a);
+            a = na, b = nb;
+            if (!*a || !*b)
+                return !*a && !*b;
+        }
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+        if (!*a)
+            return true;
+        a++, b++;
+    }
+}
+
+bool scope_applies(const struct scope *sc, int number, const char *scenario, int picked)
 {
     bool named = false;
     switch (sc->kind) {
@@ -94,8 +121,8 @@ bool scope_applies(const struct scope *sc, int number, const char *scenario)
         return false;
     case SCOPE_CAMPAIGN:
         return true;
-    case SCOPE_ONCE:
-        return number == 1;
+    case SCOPE_PICKED:
+        return picked > 0 && picked == number;
     case SCOPE_BATTLES:
         for (int i = 0; i < sc->n; i++)
             if (sc->battles[i] == number)
@@ -104,8 +131,53 @@ bool scope_applies(const struct scope *sc, int number, const char *scenario)
     case SCOPE_EXCEPT:
     case SCOPE_ONLY:
         for (int i = 0; i < sc->n; i++)
-            named |= scenario && contains_ci(scenario, sc->scenarios[i]);
+            named |= scenario_names_match(scenario, sc->scenarios[i]);
         return sc->kind == SCOPE_ONLY ? named : !named;
     }
     return false;
+}
+
+bool scope_applies_result(const struct scope *sc, int number)
+{
+    for (int i = 0; i < sc->nresults; i++)
+        if (sc->results[i] == number)
+            return true;
+    return false;
+}
+
+void what_if_battle_overrides(const struct event_def *const *events, int n, int number,
+                              const char *scenario, struct battle_overrides *out)
+{
+    out->first_player = -1;
+    out->no_commissar = false;
+    for (int k = 0; k < n; k++) {
+        const struct event_def *ev = events[k];
+        if (!scope_applies(&ev->scope, number, scenario, 0))
+            continue;
+        for (int i = 0; i < ev->neffects; i++) {
+            if (ev->effects[i].type == EFFECT_FIRST_PLAYER)
+                out->first_player = (int)ev->effects[i].side;
+            else if (ev->effects[i].type == EFFECT_NO_COMMISSAR)
+                out->no_commissar = true;
+        }
+    }
+}
+
+const struct effect_def *what_if_pre_battle_roll(const struct event_def *ev,
+                                                 const char (*features)[RS_ID_MAX], int nfeatures)
+{
+    const struct effect_def *e = event_effect(ev, EFFECT_PRE_BATTLE_ROLL);
+    for (int f = 0; e && f < nfeatures; f++)
+        if (strcmp(features[f], e->feature) == 0)
+            return e;
+    return NULL;
+}
+
+int pre_battle_hits(const struct effect_def *e, const enum face *faces, int n)
+{
+    int hits = 0;
+    for (int i = 0; i < n; i++)
+        for (int h = 0; h < e->nhits; h++)
+            hits += faces[i] == e->hits[h];
+    return hits;
 }

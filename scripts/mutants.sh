@@ -41,7 +41,9 @@ for p in "${patches[@]}"; do
   if [ $status -ne 0 ]; then
     killed=$((killed + 1))
     echo "mutant $name: killed by the $suite suite in $((SECONDS - t0)) s (expected: $caught)"
-    grep -E '\.\.\.FAILED|^not ok|contract: ' "$log" | head -3 | sed 's/^/    /'
+    # The failed tests: CUnit's "Test: NAME ..." whose FAILED may come lines later.
+    awk '/^  Test: /{t=$0} /^(  Test: .*)?FAILED$/{if(t!=""){print t; t=""}} /^not ok|contract: /{print}' "$log" |
+      head -3 | sed 's/^ */    /'
   else
     survived+=("$name")
     echo "mutant $name: SURVIVED the $suite suite ($caught should have caught it); see $log"

@@ -57,9 +57,13 @@ for n in 1 2 3 4 5; do
       call POST "$C/battles/$n/reserve-choice" "$key" '{"options":[]}' >/dev/null
     done
   fi
-  # 5. Play the battle at the table, then the organizer records the result.
-  winner=$([ $((n % 2)) -eq 1 ] && echo allies || echo axis)
-  call POST "$C/battles/$n/result" "$ORG" "{\"winner\":\"$winner\",\"medals\":{\"allies\":6,\"axis\":$n}}" >/dev/null
+  # 5. Play the battle at the table, then the organizer records the result: the winner reached
+  #    the medals to win, the loser did not (anything else is refused).
+  win=$(field medals_to_win <<<"$battle")
+  lose=$(( (n - 1) % win ))
+  if [ $((n % 2)) -eq 1 ]; then medals="{\"allies\":$win,\"axis\":$lose}"; winner=allies
+  else medals="{\"allies\":$lose,\"axis\":$win}"; winner=axis; fi
+  call POST "$C/battles/$n/result" "$ORG" "{\"winner\":\"$winner\",\"medals\":$medals}" >/dev/null
 done
 
 # 6. Finish: the server seed is revealed; anyone can now check every roll.

@@ -11,11 +11,20 @@ const PHASE_WORDS = {
   ready: 'Ready to play', finished: 'Finished',
 };
 const NEED_WORDS = {
-  'what-if': 'What-if roll', 'victory-events': 'victory event roll', 'reserve-roll': 'reserve roll',
+  'what-if': 'What-if roll', 'victory-events': 'victory event roll', 'pre-battle-roll': 'pre-battle roll', 'reserve-roll': 'reserve roll',
   'reserve-choice': 'reserve choice', result: 'the battle result', 'new-battle': 'setting up the next battle',
   finish: 'finishing the campaign',
 };
 const WHO = { allies: 'Allies', axis: 'Axis', organizer: 'Organizer' };
+const PURPOSE_WORDS = { what_if: 'What-if', victory_events: 'victory events', pre_battle: 'pre-battle', reserve: 'reserve' };
+
+// A grant in the ruleset's words ("an Air Power token"), never its id.
+function grantWords(st, g) {
+  const d = st.rs && st.rs.grants ? st.rs.grants[g] : null;
+  return d ? (typeof d === 'string' ? d : d.text) : g.replace(/-/g, ' ');
+}
+
+const tokenWords = (n) => (n ? `${n} token${n > 1 ? 's' : ''}` : 'free');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -48,6 +57,8 @@ export async function showCampaign(main, id) {
   const first = await api('GET', `/campaigns/${id}`);
   st.c = first.data;
   st.etag = first.etag;
+  // The ruleset's tables: grant words, D-Day Landings maps, battle features.
+  try { st.rs = (await api('GET', `/rulesets/${st.c.ruleset}`)).data; } catch { st.rs = null; }
   await loadDetails(st);
   build(st);
   live(st);
@@ -101,12 +112,20 @@ function fill(section, items) {
 function update(st) {
   document.title = `${st.c.name} — m44d`;
   fill(st.sections.header, header(st));
-  // The action panel is rebuilt only when what may be done changes, so a half-filled form or
-  // half-chosen reserves survive the other side's moves.
-  const sig = JSON.stringify([st.role, st.c.status, st.c.current_battle, st.battle && st.battle.phase, st.c.waiting_for, st.c.battles.length]);
+  // The action panel is rebuilt only when what this key may do changes, so a half-filled form,
+  // half-entered dice or half-chosen reserves survive the other side's moves.
+  const mine = st.c.waiting_for.filter((w) => w.startsWith(`${st.role}:`));
+  const sig = JSON.stringify([st.role, st.c.status, st.c.current_battle, st.battle && st.battle.phase, mine, st.c.battles.length,
+    st.c.what_if_again, st.c.effects.map((e) => e.picked_battle || 0)]);
+  if (!st.sections.now.firstChild) {
+    st.waitingEl = h('p', { id: 'waiting' });
+    st.actionsSlot = h('div');
+    fill(st.sections.now, [h('h2', { text: 'Now' }), st.waitingEl, st.actionsSlot]);
+  }
+  st.waitingEl.textContent = waitingLine(st);
   if (sig !== st.sig) {
     st.sig = sig;
-    fill(st.sections.now, now(st));
+    st.actionsSlot.replaceChildren(actionsPanel(st));
   }
   fill(st.sections.standing, standing(st));
   fill(st.sections.battle, battleView(st));
@@ -130,16 +149,21 @@ function header(st) {
 
 // ---- what happens now, and the actions this key may take ----
 
-function now(st) {
+// What the page is waiting for, in words (always current).
+function waitingLine(st) {
   const c = st.c;
-  const out = [h('h2', { text: 'Now' })];
   const mineNow = c.waiting_for.filter((w) => w.startsWith(`${st.role}:`)).map((w) => NEED_WORDS[w.split(':')[1]]);
   const others = waitingWords(c.waiting_for.filter((w) => !w.startsWith(`${st.role}:`)));
   let line;
   if (c.status === 'finished') line = outcomeWords(c);
   else if (mineNow.length) line = `Your turn: ${mineNow.join(', ')}.${others.length ? ` Also waiting for ${others.join('; ')}.` : ''}`;
   else line = others.length ? `Waiting for ${others.join('; ')}.` : 'Nothing to do.';
-  out.push(h('p', { id: 'waiting' }, line));
+  return line;
+}
+
+// The actions this key may take now.
+function actionsPanel(st) {
+  const c = st.c;
   const actions = h('div', { class: 'actions', id: 'actions' });
   const mine = (need) => c.waiting_for.includes(`${st.role}:${need}`);
   if (st.role === 'allies' || st.role === 'axis') {
@@ -148,8 +172,21 @@ function now(st) {
       const n = st.battle.victory_events.dice[st.role];
       actions.append(rollAction(st, 'victory-events', n, `Roll your ${n} victory event dice`, `/campaigns/${st.id}/battles/${st.battle.number}/victory-events`));
     }
+    if (mine('pre-battle-roll')) {
+      for (const pb of st.battle.pre_battle_rolls.filter((x) => x.side === st.role && !x.faces)) {
+        actions.append(rollAction(st, 'pre-battle-roll', pb.dice, `${pb.event_name}: roll ${pb.dice} dice`,
+          `/campaigns/${st.id}/battles/${st.battle.number}/pre-battle-roll`, pb.text));
+      }
+    }
     if (mine('reserve-roll')) actions.append(rollAction(st, 'reserve-roll', 2, 'Roll your 2 reserve dice', `/campaigns/${st.id}/battles/${st.battle.number}/reserve-roll`));
     if (mine('reserve-choice')) actions.append(choiceAction(st));
+    if (c.what_if_again && c.what_if_again[st.role]) {
+      actions.append(rollAction(st, 'what-if-again', 1, 'Roll the What-if die again (you may)', `/campaigns/${st.id}/what-if`,
+        'An event you rolled lets you roll on the What-if table once more before the next battle. You need not.'));
+    }
+    for (const e of c.effects.filter((x) => x.picked_by === st.role && !x.picked_battle)) {
+      if (st.battle && st.battle.phase !== 'finished') actions.append(pickAction(st, e));
+    }
   }
   if (st.role === 'organizer' && c.status === 'active') {
     if (mine('new-battle')) actions.append(newBattleAction(st));
@@ -158,8 +195,7 @@ function now(st) {
   }
   if (!actions.childElementCount && st.role && c.status === 'active')
     actions.append(h('p', { class: 'muted', text: 'Nothing for you to do right now; this page updates by itself.' }));
-  out.push(actions);
-  return out;
+  return actions;
 }
 
 function outcomeWords(c) {
@@ -169,9 +205,9 @@ function outcomeWords(c) {
 }
 
 // A roll: the server rolls, or the faces rolled at the table are tapped in.
-function rollAction(st, what, count, label, path) {
+function rollAction(st, what, count, label, path, explain) {
   const err = errorSlot();
-  const box = h('div', { class: 'card', id: `act-${what}` }, h('h3', { text: label }));
+  const box = h('div', { class: 'card', id: `act-${what}` }, h('h3', { text: label }), explain ? h('p', { class: 'hint', text: explain }) : null);
   const post = async (body, button) => {
     err.hidden = true;
     button.disabled = true;
@@ -199,6 +235,27 @@ function rollAction(st, what, count, label, path) {
   return box;
 }
 
+// An event that applies to one battle the side picks (Night Attacks): this battle, or later.
+function pickAction(st, e) {
+  const err = errorSlot();
+  const n = st.battle.number;
+  const b = h('button', { type: 'button', id: `pick-${e.id}` }, `Make battle ${n} the one for ${e.name}`);
+  b.addEventListener('click', async () => {
+    err.hidden = true;
+    b.disabled = true;
+    try {
+      await api('POST', `/campaigns/${st.id}/battles/${n}/pick`, { key: st.key, body: { event: e.id } });
+      say(`${e.name}: battle ${n}`);
+      await reload(st);
+    } catch (e2) {
+      showError(err, e2);
+      b.disabled = false;
+    }
+  });
+  return h('div', { class: 'card', id: `act-pick-${e.id}` }, h('h3', { text: `${e.name}: which battle?` }),
+    h('p', { class: 'hint', text: `${e.text} You pick it once; until you do, it applies to no battle.` }), b, err);
+}
+
 // Reserve options as toggles: one that overlaps a chosen die, or costs more than the tokens
 // left, is disabled with the reason shown.
 function choiceAction(st) {
@@ -212,35 +269,49 @@ function choiceAction(st) {
   const rows = options.map((o) => {
     const box = h('input', { type: 'checkbox', id: `opt-${o.id}`, 'data-option': o.id });
     const reason = h('span', { class: 'reason' });
-    const grant = o.grants.length > 1 ? h('select', { 'aria-label': `What ${o.id} grants`, id: `grant-${o.id}` }, o.grants.map((g) => h('option', { value: g, text: g }))) : null;
+    // Each alternative has its own cost (RULES.md 9: Fall of Poland's elite infantry costs a
+    // token, the air token nothing).
+    const costs = o.costs || o.grants.map(() => o.cost);
+    const grant = o.grants.length > 1 ? h('select', { 'aria-label': 'Which one you take', id: `grant-${o.id}` },
+      o.grants.map((g, i) => h('option', { value: g, text: `${grantWords(st, g)} (${tokenWords(costs[i])})` }))) : null;
+    const costOf = () => costs[grant ? grant.selectedIndex : 0];
+    const costLabel = h('strong');
     const row = h('div', { class: 'option', 'data-option': o.id },
       h('label', { class: 'choice', for: box.id }, box,
         h('span', {}, h('span', { class: 'dice' }, o.dice.map((i) => die(mine.faces[i], { small: true }))),
-          o.text, ' ', h('strong', { text: `— ${o.cost ? `${o.cost} token${o.cost > 1 ? 's' : ''}` : 'free'}` }), h('br'), reason)),
+          o.text, ' ', costLabel, h('br'), reason)),
       grant);
     box.addEventListener('change', () => {
       if (box.checked) chosen.set(o.id, grant ? grant.value : o.grants[0]);
       else chosen.delete(o.id);
       refresh();
     });
-    if (grant) grant.addEventListener('change', () => { if (chosen.has(o.id)) chosen.set(o.id, grant.value); });
-    return { o, box, row, reason };
+    if (grant) grant.addEventListener('change', () => { if (chosen.has(o.id)) chosen.set(o.id, grant.value); refresh(); });
+    return { o, box, row, reason, costOf, costLabel, costs };
   });
   function refresh() {
     const used = new Set();
     let cost = 0;
-    for (const r of rows) if (chosen.has(r.o.id)) { r.o.dice.forEach((d) => used.add(d)); cost += r.o.cost; }
+    for (const r of rows) if (chosen.has(r.o.id)) { r.o.dice.forEach((d) => used.add(d)); cost += r.costOf(); }
     for (const r of rows) {
-      if (chosen.has(r.o.id)) { r.box.disabled = false; r.row.classList.remove('disabled'); r.reason.textContent = ''; continue; }
+      const c = r.costOf();
+      r.costLabel.textContent = new Set(r.costs).size > 1 ? `— ${tokenWords(c)} as chosen below` : `— ${tokenWords(c)}`;
+      if (chosen.has(r.o.id)) {
+        r.box.disabled = false; r.row.classList.remove('disabled'); r.reason.textContent = '';
+        r.row.classList.toggle('over', cost > tokens);
+        if (cost > tokens) r.reason.textContent = `You have ${tokens} token${tokens === 1 ? '' : 's'}: choose a cheaper one.`;
+        continue;
+      }
       let why = '';
       if (r.o.dice.some((d) => used.has(d))) why = 'Uses a die already taken by another option.';
-      else if (cost + r.o.cost > tokens) why = `Costs ${r.o.cost} token${r.o.cost > 1 ? 's' : ''}; you have ${tokens - cost} left.`;
+      else if (cost + c > tokens) why = `Costs ${tokenWords(c)}; you have ${tokens - cost} left.`;
       r.box.disabled = Boolean(why);
       r.row.classList.toggle('disabled', Boolean(why));
       r.reason.textContent = why;
     }
     total.textContent = `Chosen: ${chosen.size} option${chosen.size === 1 ? '' : 's'}, ${cost} of your ${tokens} Reserve Token${tokens === 1 ? '' : 's'}.`;
     confirm.textContent = chosen.size ? 'Confirm these reserves' : 'Confirm: take nothing';
+    confirm.disabled = cost > tokens;
   }
   confirm.addEventListener('click', async () => {
     err.hidden = true;
@@ -277,6 +348,29 @@ function sideSelect(id, label, value, withNone) {
   return { sel, el: h('div', {}, h('label', { for: id, text: label }), sel) };
 }
 
+// Things a set-up may say the battle has, from the ruleset (US Navy Destroyers), as checkboxes.
+function featureBoxes(st) {
+  const all = Object.entries((st.rs && st.rs.battle_features) || {});
+  const boxes = all.map(([fid, words]) => ({ fid, box: h('input', { type: 'checkbox', id: `feature-${fid}` }), words }));
+  return {
+    el: boxes.length ? h('fieldset', { id: 'battle-features' }, h('legend', { text: 'This scenario has' }),
+      boxes.map((b) => h('label', { class: 'choice', for: b.box.id }, b.box, h('span', { text: b.words })))) : null,
+    value: () => boxes.filter((b) => b.box.checked).map((b) => b.fid),
+  };
+}
+
+// A D-Day Landings battle on several maps (RULES.md 7): the combination sets the medals to win
+// and, for OverThrough, the Commanders-in-Chief's command cards.
+function mapsSelect(st, onChange) {
+  const m = st.rs && st.rs.maps;
+  if (!m || !m.combinations || !m.combinations.length) return null;
+  const name = (id) => m.maps[id] || id;
+  const sel = h('select', { id: 'battle-maps' }, h('option', { value: '', text: 'One map (the scenario says the medals)' }),
+    m.combinations.map((cb, i) => h('option', { value: String(i), text: `${cb.mode}: ${cb.maps.map(name).join(' + ')} — ${cb.medals_to_win} medals` })));
+  sel.addEventListener('change', () => onChange(sel.value === '' ? null : m.combinations[Number(sel.value)]));
+  return { sel, el: h('div', {}, h('label', { for: 'battle-maps', text: 'D-Day Landings maps' }), sel) };
+}
+
 function newBattleAction(st) {
   const c = st.c;
   const n = c.battles.length + 1;
@@ -294,12 +388,18 @@ function newBattleAction(st) {
       submit.disabled = false;
     }
   };
+  const features = featureBoxes(st);
+  const withFeatures = (body) => {
+    const f = features.value();
+    if (f.length) body.features = f;
+    return body;
+  };
   if (c.scenario_list && c.next) {
     submit.textContent = `Set up “${c.next.scenario}”`;
-    return h('form', { class: 'card', id: 'act-new-battle', novalidate: true, onsubmit: (e) => { e.preventDefault(); send({}); } },
+    return h('form', { class: 'card', id: 'act-new-battle', novalidate: true, onsubmit: (e) => { e.preventDefault(); send(withFeatures({})); } },
       h('h3', { text: `Battle ${n}: the next scenario of the campaign` }),
       h('p', { text: `${c.next.scenario}: ${SIDE_TITLE[c.next.first_player]} move first; command cards Allies ${c.next.cards.allies}, Axis ${c.next.cards.axis}; ${c.next.medals_to_win} medals to win.` }),
-      submit, err);
+      features.el, submit, err);
   }
   const scenario = h('input', { type: 'text', id: 'battle-scenario', maxlength: 120, required: true, autocomplete: 'off' });
   const first = sideSelect('battle-first', 'Moves first', 'allies');
@@ -307,17 +407,31 @@ function newBattleAction(st) {
   const cx = num('battle-cards-axis', 'Axis cards', 5, 1, 20);
   const medals = num('battle-medals', 'Medals to win', 6, 1, 99);
   const commissar = sideSelect('battle-commissar', 'Political Commissar', '', true);
+  let combo = null;
+  const mapsNote = h('p', { class: 'hint', id: 'maps-note', hidden: true });
+  const maps = mapsSelect(st, (cb) => {
+    combo = cb;
+    medals.input.disabled = Boolean(cb);
+    mapsNote.hidden = !cb;
+    if (!cb) return;
+    medals.input.value = cb.medals_to_win;
+    if (cb.cards) { ca.input.value = cb.cards.allies; cx.input.value = cb.cards.axis; }
+    mapsNote.textContent = `${cb.medals_to_win} medals to win, the total of the maps${cb.cards ? `; the Commanders-in-Chief start with ${cb.cards.allies} (Allies) and ${cb.cards.axis} (Axis) command cards` : ''}. Only the total number of medals matters.`;
+  });
   submit.textContent = `Set up battle ${n}`;
   return h('form', { class: 'card', id: 'act-new-battle', novalidate: true, onsubmit: (e) => {
     e.preventDefault();
-    const body = { scenario: scenario.value.trim(), first_player: first.sel.value, cards: { allies: Number(ca.input.value), axis: Number(cx.input.value) }, medals_to_win: Number(medals.input.value) };
+    const body = { scenario: scenario.value.trim(), first_player: first.sel.value, cards: { allies: Number(ca.input.value), axis: Number(cx.input.value) } };
+    if (combo) body.maps = combo.maps;
+    else body.medals_to_win = Number(medals.input.value);
     if (commissar.sel.value) body.commissar = commissar.sel.value;
-    send(body);
+    send(withFeatures(body));
   } },
   h('h3', { text: `Set up battle ${n}` }),
   h('label', { for: 'battle-scenario', text: 'Scenario' }), scenario,
+  maps ? maps.el : null, mapsNote,
   h('div', { class: 'row' }, first.el, ca.el, cx.el, medals.el, commissar.el),
-  submit, err);
+  features.el, submit, err);
 }
 
 function resultAction(st) {
@@ -331,6 +445,7 @@ function resultAction(st) {
   const ux = num('result-undeployed-axis', 'Axis undeployed reserves', 0, 0, 50);
   const oa = num('result-objective-allies', 'Allied objective medals', 0, 0, 200);
   const ox = num('result-objective-axis', 'Axis objective medals', 0, 0, 200);
+  const sudden = h('input', { type: 'checkbox', id: 'result-sudden-death' });
   const submit = h('button', { type: 'submit', id: 'record-result' }, `Record battle ${b.number}'s result`);
   winner.sel.addEventListener('change', () => {
     const w = winner.sel.value;
@@ -343,6 +458,7 @@ function resultAction(st) {
     const body = { winner: winner.sel.value, medals: { allies: Number(ma.input.value), axis: Number(mx.input.value) },
       objective_medals: { allies: Number(oa.input.value), axis: Number(ox.input.value) } };
     if (reserves) body.undeployed_reserves = { allies: Number(ua.input.value), axis: Number(ux.input.value) };
+    if (sudden.checked) body.sudden_death = true;
     try {
       await api('POST', `/campaigns/${st.id}/battles/${b.number}/result`, { key: st.key, body });
       say(`Battle ${b.number} recorded`);
@@ -354,6 +470,7 @@ function resultAction(st) {
   } },
   h('h3', { text: `Battle ${b.number} is played: record the result` }),
   h('div', { class: 'row' }, winner.el, ma.el, mx.el),
+  h('label', { class: 'choice', for: sudden.id }, sudden, h('span', { text: `Won by the scenario's own victory condition, not by reaching ${b.medals_to_win} medals (sudden death)` })),
   reserves ? h('div', { class: 'row' }, ua.el, ux.el) : null,
   reserves ? h('p', { class: 'hint', text: 'Undeployed reserves: reserve units called up but not placed. Only the winner gets a Reserve Token back for each.' }) : null,
   h('details', {}, h('summary', { text: 'Objective medals (campaigns with an objective track)' }), h('div', { class: 'row' }, oa.el, ox.el)),
@@ -395,10 +512,37 @@ function standing(st) {
         h('dt', { text: 'Battles won' }), h('dd', { 'data-stat': 'battles_won', text: d.battles_won }),
         h('dt', { text: 'Medals' }), h('dd', { 'data-stat': 'medals', text: d.medals }),
         reserve ? [h('dt', { text: 'Reserve Tokens' }), h('dd', { 'data-stat': 'reserve_tokens', text: d.reserve_tokens })] : null,
-        d.victory_points !== d.medals ? [h('dt', { text: 'Victory points' }), h('dd', { 'data-stat': 'victory_points', text: d.victory_points })] : null));
+        d.victory_points !== d.medals ? [h('dt', { text: 'Victory points' }), h('dd', { 'data-stat': 'victory_points', text: d.victory_points })] : null),
+      heldList(st, s, d.held || []));
   })), c.next ? h('p', { id: 'next' }, 'Next: ', h('strong', { text: c.next.scenario })) : null,
   c.next_by_winner ? h('p', { id: 'next' }, `Next: ${c.next_by_winner.allies === 'END' ? 'the end' : c.next_by_winner.allies} if the Allies win, ${c.next_by_winner.axis === 'END' ? 'the end' : c.next_by_winner.axis} if the Axis win.`) : null,
   c.campaign_over && c.status === 'active' ? h('p', { id: 'next', text: 'The scenario list has ended: the organizer can finish the campaign.' }) : null];
+}
+
+// Air tokens and Veteran Stars a side won and holds; the organizer marks one used at the table.
+function heldList(st, side, held) {
+  if (!held.length) return null;
+  return [h('h4', { text: 'Held for later' }), h('ul', { class: 'held', id: `held-${side}` }, held.map((x) => {
+    const li = h('li', { 'data-held': x.id }, `${x.text} (won in battle ${x.battle}) `);
+    if (st.role === 'organizer' && st.c.status === 'active') {
+      const err = errorSlot();
+      const b = h('button', { type: 'button', class: 'secondary', id: `use-held-${x.id}`, 'aria-label': `Mark ${x.text} of the ${SIDE_TITLE[side]} used` }, 'Mark used');
+      b.addEventListener('click', async () => {
+        err.hidden = true;
+        b.disabled = true;
+        try {
+          await api('POST', `/campaigns/${st.id}/held/${x.id}/use`, { key: st.key, body: {} });
+          say(`${x.text}: used`);
+          await reload(st);
+        } catch (e) {
+          showError(err, e);
+          b.disabled = false;
+        }
+      });
+      li.append(b, err);
+    }
+    return li;
+  }))];
 }
 
 function checklist(st, b) {
@@ -422,7 +566,14 @@ function battleView(st) {
   if (!b) return [h('h2', { text: 'Battles' }), h('p', { class: 'muted', text: 'No battle yet.' })];
   const out = [h('h2', {}, `Battle ${b.number}: ${b.scenario} `, h('span', { class: 'badge', id: 'phase', text: PHASE_WORDS[b.phase] }))];
   const card = h('div', { class: 'card', id: 'battle' },
-    h('p', { class: 'muted', text: `${SIDE_TITLE[b.first_player]} move first · command cards Allies ${b.cards.allies}, Axis ${b.cards.axis} · ${b.medals_to_win} medals to win${b.commissar ? ` · ${SIDE_TITLE[b.commissar]} under the Political Commissar rule` : ''}` }));
+    h('p', { class: 'muted', text: `${SIDE_TITLE[b.first_player]} move first · command cards Allies ${b.cards.allies}, Axis ${b.cards.axis} · ${b.medals_to_win} medals to win${b.commissar ? ` · ${SIDE_TITLE[b.commissar]} under the Political Commissar rule` : ''}` }),
+    b.maps && b.maps.length ? h('p', { id: 'battle-maps-shown', text: `On ${b.maps.length} maps: ${b.maps.map((m) => m.name).join(' + ')} (only the total number of medals matters).` }) : null,
+    b.features && b.features.length ? h('p', { class: 'muted', text: `This scenario has: ${b.features.map((f) => (st.rs && st.rs.battle_features && st.rs.battle_features[f]) || f).join('; ')}.` }) : null);
+  for (const pb of b.pre_battle_rolls || []) {
+    card.append(h('div', { class: 'pre-battle', 'data-side': pb.side }, h('h3', { text: `${pb.event_name}: ${SIDE_TITLE[pb.side]} roll ${pb.dice} dice before the battle` }),
+      h('p', { class: 'hint', text: pb.text }),
+      pb.faces ? [diceRow(pb.faces), h('p', { class: 'pb-hits' }, h('strong', { text: `${pb.hits} hit${pb.hits === 1 ? '' : 's'}` }))] : h('p', { class: 'muted', text: 'not rolled yet' })));
+  }
   const ve = b.victory_events;
   if (ve.dice.allies || ve.dice.axis) {
     card.append(h('h3', { text: 'Victory event rolls' }));
@@ -442,12 +593,13 @@ function battleView(st) {
       const r = b.reserves[s];
       card.append(h('div', { class: 'reserve-side', 'data-side': s }, h('strong', { text: `${SIDE_TITLE[s]}: ` }),
         r.faces ? diceRow(r.faces) : h('span', { class: 'muted', text: 'not rolled yet' }),
-        r.chosen ? h('p', { class: 'chosen', text: r.chosen.length ? `Took ${r.chosen.map((x) => x.grant).join(', ')} (${r.cost} token${r.cost === 1 ? '' : 's'})` : 'Took nothing.' })
+        r.chosen ? h('p', { class: 'chosen', text: r.chosen.length ? `Took ${r.chosen.map((x) => grantWords(st, x.grant)).join('; ')} (${tokenWords(r.cost)})` : 'Took nothing.' })
           : r.faces ? h('p', { class: 'muted', text: 'choosing…' }) : null));
     }
   }
-  if (b.effects.length) card.append(h('h3', { text: 'What-if effects in this battle' }), h('ul', {}, b.effects.map((e) => h('li', {}, h('strong', { text: e.name }), ` — ${e.text}`))));
-  if (b.result) card.append(h('p', { class: 'result' }, h('strong', { text: `${SIDE_TITLE[b.result.winner]} won` }), ` ${b.result.medals.allies}–${b.result.medals.axis} (Allies–Axis medals).`));
+  if (b.effects.length) card.append(h('h3', { text: 'What-if effects in this battle' }), h('ul', { id: 'battle-effects' }, b.effects.map((e) => h('li', { 'data-event': e.id }, h('strong', { text: e.name }), ` — ${e.text}`))));
+  if (b.effects_at_result && b.effects_at_result.length) card.append(h('h3', { text: 'When you record this battle\'s result' }), h('ul', { id: 'result-effects' }, b.effects_at_result.map((e) => h('li', { 'data-event': e.id }, h('strong', { text: e.name }), ` — ${e.text}`))));
+  if (b.result) card.append(h('p', { class: 'result' }, h('strong', { text: `${SIDE_TITLE[b.result.winner]} won` }), ` ${b.result.medals.allies}–${b.result.medals.axis} (Allies–Axis medals)${b.result.sudden_death ? ', by the scenario\'s own victory condition' : ''}.`));
   out.push(card);
   return out;
 }
@@ -466,9 +618,12 @@ function effects(st) {
   const rolls = c.what_if_rolls || {};
   return [h('h2', { text: 'What if? events' }),
     h('p', {}, SIDES.map((s) => h('span', { class: 'what-if-roll', 'data-side': s }, `${SIDE_TITLE[s]}: `,
-      rolls[s] ? [die(rolls[s].face, { small: true }), ' '] : 'not rolled yet', ' '))),
-    c.effects.length ? h('ul', { id: 'effects' }, c.effects.map((e) => h('li', {}, h('strong', { text: e.name }),
-      h('span', { class: 'muted', text: ` (rolled by ${e.rolled_by.map((s) => SIDE_TITLE[s]).join(' and ')})` }), ` — ${e.text}`))) : null];
+      rolls[s] ? [die(rolls[s].face, { small: true }), ' '] : 'not rolled yet',
+      rolls[s] && rolls[s].again ? [' and again after battle ', rolls[s].again.after_battle, ': ', die(rolls[s].again.face, { small: true })] : null, ' '))),
+    c.what_if_note ? h('p', { class: 'hint', id: 'what-if-note', text: c.what_if_note }) : null,
+    c.effects.length ? h('ul', { id: 'effects' }, c.effects.map((e) => h('li', { 'data-event': e.id }, h('strong', { text: e.name }),
+      h('span', { class: 'muted', text: ` (rolled by ${e.rolled_by.map((s) => SIDE_TITLE[s]).join(' and ')})` }), ` — ${e.text}`,
+      e.picked_by ? h('p', { class: 'hint', text: e.picked_battle ? `The ${SIDE_TITLE[e.picked_by]} picked battle ${e.picked_battle}.` : `The ${SIDE_TITLE[e.picked_by]} have not picked its battle yet.` }) : null))) : null];
 }
 
 function charts(st) {
@@ -506,17 +661,19 @@ function verifyView(st) {
     result.textContent = 'Checking…';
     try {
       const rolls = (await api('GET', `/campaigns/${st.id}/rolls`)).data;
-      const v = await verifyRolls(c.id, c.seeds, rolls);
+      const v = await verifyRolls(c.id, c.seeds, rolls, c.dice);
       const ok = v.rolls.filter((r) => r.status === 'ok').length;
       const bad = v.rolls.filter((r) => r.status === 'mismatch').length;
       const table = v.rolls.filter((r) => r.status === 'table').length;
       const unrevealed = v.rolls.filter((r) => r.status === 'unrevealed').length;
+      const imported = v.rolls.filter((r) => r.status === 'imported').length;
       const byN = new Map(v.rolls.map((r) => [r.n, r]));
       const counts = `${ok} server roll${ok === 1 ? '' : 's'} verified, ${bad} mismatch${bad === 1 ? '' : 'es'}${table ? `, ${table} entered from the table` : ''}`;
       // Success only when every server roll was recomputed and matched.
       let verdict;
       if (bad || !v.seedsOk) verdict = { cls: 'verify-bad', text: `${v.seedsOk ? '' : 'A revealed seed does NOT match its commitment! '}Not verified: ${counts}.` };
       else if (unrevealed) verdict = { cls: 'verify-bad', text: `Not verified: ${unrevealed} server roll${unrevealed === 1 ? '' : 's'} cannot be checked, because their seed was never revealed here (the campaign was brought in from another server before its end). ${counts}.` };
+      else if (imported) verdict = { cls: 'verify-bad', text: `Not verified here: ${imported} server roll${imported === 1 ? ' was' : 's were'} made on another server before the campaign was brought here. ${imported === 1 ? 'It matches' : 'They match'} the seed that came with it, but this server never held that seed secret, so it cannot show the dice were not chosen. Check them on the server that rolled them. ${counts}.` };
       else verdict = { cls: 'verify-ok', text: `Verified: the revealed seed matches its commitment, and every server roll is what it gives. ${counts}.` };
       result.replaceChildren(
         h('p', { id: 'verify-summary', class: verdict.cls, text: verdict.text }),
@@ -524,9 +681,9 @@ function verifyView(st) {
           h('thead', {}, h('tr', {}, h('th', { text: '#' }), h('th', { text: 'Side' }), h('th', { text: 'Roll' }), h('th', { text: 'Faces' }), h('th', { text: 'Check' }))),
           h('tbody', {}, rolls.map((r) => {
             const res = byN.get(r.n);
-            const mark = { ok: '✓ verified', mismatch: '✗ mismatch', table: 'table roll', unrevealed: 'seed not revealed' }[res.status];
+            const mark = { ok: '✓ verified', mismatch: '✗ mismatch', table: 'table roll', unrevealed: 'seed not revealed', imported: 'matches, rolled elsewhere' }[res.status];
             return h('tr', { 'data-roll': r.n, 'data-status': res.status }, h('td', { text: r.n }), h('td', { text: SIDE_TITLE[r.side] }),
-              h('td', { text: r.purpose.replace('_', ' ') }), h('td', {}, diceRow(r.faces, { small: true })),
+              h('td', { text: PURPOSE_WORDS[r.purpose] || r.purpose }), h('td', {}, diceRow(r.faces, { small: true })),
               h('td', { class: res.status === 'ok' ? 'verify-ok' : res.status === 'mismatch' ? 'verify-bad' : 'muted', text: mark }));
           })))));
       st.sections.verify.dataset.done = '1';

@@ -99,10 +99,15 @@ export async function deriveFaces(key, campaignId, n, clientSeed, count) {
   return faces;
 }
 
-// Checks every roll against the revealed seeds: [{n, status: 'ok'|'mismatch'|'table'|'unrevealed', expected}].
-export async function verifyRolls(campaignId, seeds, rolls) {
+// Checks every roll against the revealed seeds: [{n, status, expected}], status one of
+// 'ok' (recomputed, matches), 'mismatch', 'table' (entered from the table), 'unrevealed' (its
+// seed is not revealed) or 'imported' (it matches a seed that came in an imported document:
+// this server never held that seed secret, so the roll is consistent but not witnessed here).
+// `dice` is the campaign's dice source: a table roll in a server campaign is a mismatch.
+export async function verifyRolls(campaignId, seeds, rolls, dice) {
   const keys = new Map();
   const seedOk = new Map();
+  const imported = new Set(seeds.filter((s) => s.origin === 'import').map((s) => s.epoch));
   for (const s of seeds) {
     if (!s.server_seed) continue;
     const bytes = hexToBytes(s.server_seed);
@@ -110,12 +115,14 @@ export async function verifyRolls(campaignId, seeds, rolls) {
     keys.set(s.epoch, await hmacKey(bytes));
   }
   const out = [];
-  for (const r of rolls) {
-    if (r.source !== 'server') { out.push({ n: r.n, status: 'table' }); continue; }
+  for (const [i, r] of rolls.entries()) {
+    if (r.n !== i + 1) { out.push({ n: r.n, status: 'mismatch' }); continue; } // numbers run 1..N
+    if (r.source === 'table') { out.push({ n: r.n, status: dice === 'server' ? 'mismatch' : 'table' }); continue; }
+    if (r.source !== 'server' || dice === 'table') { out.push({ n: r.n, status: 'mismatch' }); continue; }
     if (!keys.has(r.seed_epoch)) { out.push({ n: r.n, status: 'unrevealed' }); continue; }
     const expected = await deriveFaces(keys.get(r.seed_epoch), campaignId, r.n, r.client_seed || '', r.faces.length);
     const same = seedOk.get(r.seed_epoch) && expected.every((f, i) => f === r.faces[i]);
-    out.push({ n: r.n, status: same ? 'ok' : 'mismatch', expected });
+    out.push({ n: r.n, status: !same ? 'mismatch' : imported.has(r.seed_epoch) ? 'imported' : 'ok', expected });
   }
   return { rolls: out, seedsOk: [...seedOk.values()].every(Boolean) };
 }

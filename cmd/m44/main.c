@@ -4,11 +4,13 @@
  *   m44 explain --ruleset ID --side allies|axis --faces star,armor [--tokens N] [--json]
  *   m44 events --ruleset ID --first allies|axis --allies-faces F,... --axis-faces F,...
  *              --cards A,X [--commissar allies|axis] [--json]
+ *   m44 maps [--ruleset ID]
  *   m44 verify FILE
- * Every command takes --rulesets-dir DIR (as m44d does). Bad arguments: usage, exit 2.
+ * --effects names What-if events in force (explain, events). Every command takes --rulesets-dir DIR
+ * (as m44d does). Bad arguments: usage, exit 2.
  */
 #include "cmd/m44/verify.h"
-#include "campaign/ruleset_load.h"
+#include "campaign/rulesets.h"
 #include "rules/rules.h"
 #include "campaign/rules_json.h"
 
@@ -22,12 +24,15 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage:\n"
                  "  m44 rulesets [--json]\n"
-                 "  m44 explain --ruleset ID --side allies|axis --faces F,F [--tokens N] [--json]\n"
+                 "  m44 explain --ruleset ID --side allies|axis --faces F,F [--tokens N]\n"
+                 "              [--effects EVENT,...] [--json]\n"
                  "  m44 events --ruleset ID --first allies|axis --allies-faces F,... --axis-faces "
                  "F,...\n"
-                 "             --cards ALLIES,AXIS [--commissar allies|axis] [--json]\n"
+                 "             --cards ALLIES,AXIS [--commissar allies|axis]\n"
+                 "             [--effects EVENT,... --scenario NAME] [--json]\n"
+                 "  m44 maps [--ruleset ID] [--json]   the D-Day Landings map combinations\n"
                  "  m44 verify FILE    (exit 0: every server roll verified; 1: a mismatch;\n"
-                 "                     3: some server roll not verifiable yet)\n"
+                 "                     3: some server roll not verifiable here)\n"
                  "Faces: infantry, armor, grenade, star, flag. Every command also takes\n"
                  "--rulesets-dir DIR, an extra directory of ruleset JSON files.\n");
 }
@@ -47,7 +52,7 @@ static int bad(const char *fmt, ...)
 
 struct args {
     const char *ruleset, *side, *faces, *first, *allies_faces, *axis_faces, *cards, *commissar,
-        *tokens, *rulesets_dir, *file;
+        *tokens, *rulesets_dir, *file, *effects, *scenario;
     bool json;
 };
 
@@ -68,6 +73,8 @@ static int parse_args(int argc, char **argv, struct args *a)
         {"--commissar", offsetof(struct args, commissar)},
         {"--tokens", offsetof(struct args, tokens)},
         {"--rulesets-dir", offsetof(struct args, rulesets_dir)},
+        {"--effects", offsetof(struct args, effects)},
+        {"--scenario", offsetof(struct args, scenario)},
     };
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
@@ -143,6 +150,27 @@ static int cmd_rulesets(const struct ruleset_set *set, const struct args *a)
     return 0;
 }
 
+/* --effects ID,ID: What-if events in force, from the ruleset's table; -1 on an unknown id. */
+static int parse_effects(const struct ruleset *rs, const char *list, const struct event_def **out)
+{
+    int n = 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list ? list : "");
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        const struct event_def *ev = NULL;
+        for (int k = 0; k < rs->what_if.nevents; k++)
+            if (strcmp(rs->what_if.events[k].id, tok) == 0)
+                ev = &rs->what_if.events[k];
+        if (!ev || n >= RS_MAX_EVENTS) {
+            bad("--effects: \"%s\" is not a What-if event of %s", tok, rs->id);
+            return -1;
+        }
+        out[n++] = ev;
+    }
+    return n;
+}
+
 static int cmd_explain(const struct ruleset_set *set, const struct args *a)
 {
     enum side side;
@@ -166,8 +194,16 @@ static int cmd_explain(const struct ruleset_set *set, const struct args *a)
                 e->rs->reserve.dice, n);
     if (a->tokens && parse_count(a->tokens, 0, 999, &tokens))
         return bad("--tokens must be a number from 0 to 999 (got \"%s\")", a->tokens);
+    const struct event_def *events[RS_MAX_EVENTS];
+    int nevents = parse_effects(e->rs, a->effects, events);
+    if (nevents < 0)
+        return 2;
     struct option_list *opts = malloc(sizeof *opts);
-    reserve_options(e->rs, side, faces, n, NULL, 0, opts);
+    struct option_mods *mods = calloc(1, sizeof *mods);
+    for (int k = 0; k < nevents; k++)
+        what_if_option_mods(events[k], side, mods);
+    reserve_options(e->rs, side, faces, n, mods, opts);
+    free(mods);
     if (a->json) {
         print_json(options_to_json(opts));
     } else if (opts->n == 0) {
@@ -182,12 +218,19 @@ static int cmd_explain(const struct ruleset_set *set, const struct args *a)
             printf("  %-32s dice", o->id);
             for (int d = 0; d < o->ndice; d++)
                 printf(" %d", o->dice[d]);
-            printf("  cost %d  ", o->cost);
-            for (int g = 0; g < o->ngrants; g++)
-                printf("%s%s", g ? " | " : "", o->grants[g]);
-            if (tokens >= 0 && o->cost > tokens)
-                printf("  (needs %d token%s, you have %d)", o->cost, o->cost == 1 ? "" : "s",
-                       tokens);
+            printf("  ");
+            /* Each alternative with its own cost (RULES.md 9). */
+            for (int g = 0; g < o->ngrants; g++) {
+                int cost = o->grant_cost[g];
+                printf("%s%s (", g ? " | " : "", o->grants[g]);
+                if (cost)
+                    printf("%d token%s", cost, cost == 1 ? "" : "s");
+                else
+                    printf("free");
+                if (tokens >= 0 && cost > tokens)
+                    printf(", you have %d", tokens);
+                printf(")");
+            }
             printf("\n      %s\n", o->text);
         }
         printf("Options that share a die are alternatives: pick any whose dice do not overlap.\n");
@@ -230,11 +273,41 @@ static int cmd_events(const struct ruleset_set *set, const struct args *a)
             return bad("--commissar must be allies or axis (got \"%s\")", a->commissar);
         commissar = cs;
     }
+    /* What-if events in force may change who moves first and lift the Commissar rule at this
+     * scenario (RULES.md 9: Soviet Invasion at Szack). */
+    const struct event_def *events[RS_MAX_EVENTS];
+    int nevents = parse_effects(e->rs, a->effects, events);
+    if (nevents < 0)
+        return 2;
+    struct battle_overrides ov;
+    char scenario[RS_NAME_MAX] = "";
+    if (a->scenario) /* as the players wrote it, without the spaces around it */
+        snprintf(scenario, sizeof scenario, "%s", a->scenario + strspn(a->scenario, " "));
+    for (size_t l = strlen(scenario); l && scenario[l - 1] == ' ';)
+        scenario[--l] = '\0';
+    what_if_battle_overrides(events, nevents, 2, scenario, &ov);
+    if (ov.first_player >= 0 && (int)first != ov.first_player) {
+        first = (enum side)ov.first_player;
+        if (!a->json)
+            printf("A What-if event in force: the %s move first at %s.\n", side_title(first),
+                   scenario[0] ? scenario : "this battle");
+    }
+    if (ov.no_commissar && commissar >= 0) {
+        commissar = -1;
+        if (!a->json)
+            printf("A What-if event in force lifts the Political Commissar rule at %s.\n",
+                   scenario[0] ? scenario : "this battle");
+    }
     const enum face *faces[SIDE_COUNT] = {f[0], f[1]};
     struct victory_outcome *v = malloc(sizeof *v);
     victory_resolve(e->rs, first, faces, n, cards, commissar, v);
     json_t *j = victory_to_json(e->rs, v);
     if (a->json) {
+        /* The battle as the events in force leave it (Soviet Invasion at Szack). */
+        json_object_set_new(j, "first_player", json_string(side_name(first)));
+        json_object_set_new(j, "commissar",
+                            commissar >= 0 ? json_string(side_name((enum side)commissar))
+                                           : json_null());
         print_json(j);
     } else {
         printf("Resolve in this order (%s moves first):\n", side_title(first));
@@ -248,6 +321,54 @@ static int cmd_events(const struct ruleset_set *set, const struct args *a)
         json_decref(j);
     }
     free(v);
+    return 0;
+}
+
+/* The D-Day Landings map combinations (RULES.md 7). */
+static int cmd_maps(const struct ruleset_set *set, const struct args *a)
+{
+    const struct ruleset_entry *e = rulesets_find(set, a->ruleset ? a->ruleset : "standard");
+    if (!e)
+        return bad("--ruleset: unknown ruleset \"%s\" (see m44 rulesets)", a->ruleset);
+    const struct map_rules *m = &e->rs->maps;
+    if (m->ncombos == 0) {
+        printf("Ruleset %s has no multi-map battles.\n", e->rs->id);
+        return 0;
+    }
+    json_t *list = json_array();
+    for (int c = 0; c < m->ncombos; c++) {
+        const struct map_combo *combo = &m->combos[c];
+        char names[256] = "", send[160] = "";
+        json_t *ids = json_array();
+        for (int i = 0; i < combo->nmaps; i++) {
+            size_t l = strlen(names), k = strlen(send);
+            snprintf(names + l, sizeof names - l, "%s%s", i ? " + " : "",
+                     m->maps[combo->maps[i]].name);
+            snprintf(send + k, sizeof send - k, "%s\"%s\"", i ? "," : "",
+                     m->maps[combo->maps[i]].id);
+            json_array_append_new(ids, json_string(m->maps[combo->maps[i]].id));
+        }
+        json_t *j = json_pack("{s:o, s:s, s:i}", "maps", ids, "mode", combo->mode, "medals_to_win",
+                              combo->medals_to_win);
+        if (combo->has_cards)
+            json_object_set_new(
+                j, "cards",
+                json_pack("{s:i, s:i}", "allies", combo->cards[0], "axis", combo->cards[1]));
+        if (!a->json) {
+            printf("%s: %s\n  %d medals to win; ", combo->mode, names, combo->medals_to_win);
+            if (combo->has_cards)
+                printf("Commander-in-Chief command cards: Allies %d, Axis %d\n", combo->cards[0],
+                       combo->cards[1]);
+            else
+                printf("each player has their own hand of command cards\n");
+            printf("  set-up: \"maps\": [%s]\n", send);
+        }
+        json_array_append_new(list, j);
+    }
+    if (a->json)
+        print_json(list);
+    else
+        json_decref(list);
     return 0;
 }
 
@@ -273,24 +394,30 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "verify") == 0) {
         if (!a.file)
             return bad("verify needs the export FILE");
-        return verify_export(a.file, stdout, stderr);
-    }
-    if (a.file)
+    } else if (a.file) {
         return bad("unexpected argument \"%s\"", a.file);
-    static struct ruleset_set set;
+    }
     char err[1024];
-    if (rulesets_load(&set, a.rulesets_dir, err, sizeof err)) {
+    if (rulesets_init(a.rulesets_dir, err, sizeof err)) {
         fprintf(stderr, "m44: %s\n", err);
         return 1;
     }
+    const struct ruleset_set *set = rulesets();
+    if (strcmp(cmd, "verify") == 0) {
+        rc = verify_export(a.file, stdout, stderr);
+        rulesets_shutdown();
+        return rc;
+    }
     if (strcmp(cmd, "rulesets") == 0)
-        rc = cmd_rulesets(&set, &a);
+        rc = cmd_rulesets(set, &a);
     else if (strcmp(cmd, "explain") == 0)
-        rc = cmd_explain(&set, &a);
+        rc = cmd_explain(set, &a);
     else if (strcmp(cmd, "events") == 0)
-        rc = cmd_events(&set, &a);
+        rc = cmd_events(set, &a);
+    else if (strcmp(cmd, "maps") == 0)
+        rc = cmd_maps(set, &a);
     else
         rc = bad("unknown command \"%s\"", cmd);
-    rulesets_free(&set);
+    rulesets_shutdown();
     return rc;
 }

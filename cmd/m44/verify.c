@@ -1,20 +1,43 @@
 #include "cmd/m44/verify.h"
 
-#include "rules/rules.h"
+#include "campaign/import.h"
 #include "campaign/rules_json.h"
+#include "rules/rules.h"
 
 #include <jansson.h>
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
-
-#define MAX_EPOCHS 64
 
 struct epoch {
     long number;
     bool revealed;
-    bool valid; /* revealed and matching its commitment */
+    bool valid;    /* revealed and matching its commitment */
+    bool imported; /* it came to the exporting server in an imported document */
     uint8_t seed[SEED_BYTES];
 };
+
+/*
+ * The record as a whole, as an import would read it (campaign/import.h): the dice source of
+ * every roll, the seed in force, epochs in order, the number of dice of every roll, nothing
+ * after the end, "rolls" the same as the actions' rolls. Returns false (printed) when it is
+ * not a consistent record; *unknown when this m44 does not know the ruleset to check it by.
+ */
+static bool record_consistent(json_t *doc, FILE *out, bool *unknown)
+{
+    struct import_plan *plan = calloc(1, sizeof *plan);
+    struct cerr e = {0};
+    enum cres rc = plan ? import_parse(doc, plan, &e) : C_REFUSED;
+    if (plan)
+        import_plan_free(plan);
+    free(plan);
+    if (rc == C_OK)
+        return true;
+    *unknown = strstr(e.field, "ruleset") != NULL;
+    fprintf(out, "record: %s: %s%s%s%s\n", *unknown ? "CANNOT CHECK" : "MISMATCH", e.detail,
+            e.field[0] ? " (at " : "", e.field, e.field[0] ? ")" : "");
+    return false;
+}
 
 static void faces_text(const enum face *f, int n, char *buf, size_t len)
 {
@@ -42,12 +65,17 @@ int verify_export(const char *path, FILE *out, FILE *err)
         return VERIFY_UNREADABLE;
     }
     static struct epoch epochs[MAX_EPOCHS];
-    int nepochs = 0, mismatches = 0, verified = 0, unverified = 0, table = 0;
+    int nepochs = 0, mismatches = 0, verified = 0, unverified = 0, imported = 0, table = 0;
+    bool unknown_ruleset = false;
+    if (!record_consistent(doc, out, &unknown_ruleset) && !unknown_ruleset)
+        mismatches++;
     for (size_t i = 0; i < json_array_size(seeds) && nepochs < MAX_EPOCHS; i++) {
         json_t *s = json_array_get(seeds, i);
         struct epoch *e = &epochs[nepochs++];
         memset(e, 0, sizeof *e);
         e->number = (long)json_integer_value(json_object_get(s, "epoch"));
+        const char *origin = json_string_value(json_object_get(s, "origin"));
+        e->imported = origin && strcmp(origin, "import") == 0;
         const char *commitment = json_string_value(json_object_get(s, "commitment"));
         const char *hex = json_string_value(json_object_get(s, "server_seed"));
         if (!hex) {
@@ -125,22 +153,44 @@ int verify_export(const char *path, FILE *out, FILE *err)
             mismatches++;
             continue;
         }
+        if (e->imported) {
+            /* Its seed came in a document: consistent with it, but nobody here held it
+             * secret before the roll. */
+            fprintf(out, "%s: %s NOT VERIFIED HERE: matches seed %ld, which came with an import\n",
+                    label, text, ep);
+            imported++;
+            continue;
+        }
         fprintf(out, "%s: %s OK\n", label, text);
         verified++;
     }
     fprintf(out,
-            "%d server roll(s) verified, %d mismatch(es), %d not verifiable, %d from the table\n",
-            verified, mismatches, unverified, table);
+            "%d server roll(s) verified, %d mismatch(es), %d not verifiable, %d not verifiable "
+            "here (imported), %d from the table\n",
+            verified, mismatches, unverified, imported, table);
     json_decref(doc);
     if (mismatches) {
         fprintf(out, "FAILED: %d mismatch(es): some roll is not what its seed gives\n", mismatches);
         return VERIFY_MISMATCH;
     }
-    if (unverified) {
-        fprintf(out,
-                "NOT VERIFIED: %d server roll(s) cannot be checked until their seed is revealed "
-                "(the campaign must finish, or the organizer rotate the seed)\n",
-                unverified);
+    if (unknown_ruleset) {
+        fprintf(out, "NOT VERIFIED: the ruleset of this campaign is not known to this m44 (give "
+                     "its file with --rulesets-dir)\n");
+        return VERIFY_INCOMPLETE;
+    }
+    if (unverified || imported) {
+        if (unverified)
+            fprintf(out,
+                    "NOT VERIFIED: %d server roll(s) cannot be checked until their seed is "
+                    "revealed (the campaign must finish, or the organizer rotate the seed)\n",
+                    unverified);
+        if (imported)
+            fprintf(out,
+                    "NOT VERIFIED: %d server roll(s) were made before the campaign was "
+                    "imported; their seed came with it, so this record cannot show it was "
+                    "secret before they were rolled: verify them with the export of the server "
+                    "that rolled them\n",
+                    imported);
         return VERIFY_INCOMPLETE;
     }
     fprintf(out, "VERIFIED: every server roll matches its revealed seed\n");

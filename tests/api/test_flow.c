@@ -92,7 +92,9 @@ static struct http_resp *roll(const struct camp *c, int side, const char *suffix
     return r;
 }
 
-/* Greedy choice: each offered option in order, if its dice are free and affordable. */
+/* Greedy choice: each offered option in order, with its first alternative, if its dice are free
+ * and that alternative is affordable (an option's alternatives may cost differently, RULES.md
+ * 9: "cost" is the cheapest, "costs" each one's). */
 static int choose(const struct camp *c, int side, int battle, json_t *options, int tokens,
                   int *spent)
 {
@@ -107,7 +109,7 @@ static int choose(const struct camp *c, int side, int battle, json_t *options, i
         bool free_dice = true;
         for (size_t k = 0; k < json_array_size(dice); k++)
             free_dice &= !used[json_integer_value(json_array_get(dice, k))];
-        int oc = (int)json_integer_value(json_object_get(o, "cost"));
+        int oc = (int)json_integer_value(json_array_get(json_object_get(o, "costs"), 0));
         if (!free_dice || cost + oc > tokens)
             continue;
         for (size_t k = 0; k < json_array_size(dice); k++)
@@ -394,9 +396,22 @@ static void play(const char *ruleset)
     char hh[65];
     sodium_bin2hex(hh, sizeof hh, h, 32);
     CU_ASSERT_STRING_EQUAL(hh, c.commitment);
+    /* RULES.md 2: more battles won, then more medals; RULES.md 9, Campaign Book 1: more victory
+     * points (medals + the objective track's bonus, here for no objective medal), then more
+     * battles won. */
     int want_winner = m.won[0] != m.won[1]         ? (m.won[1] > m.won[0])
                       : m.medals[0] != m.medals[1] ? (m.medals[1] > m.medals[0])
                                                    : -1;
+    if (strncmp(ruleset, "cb1-", 4) == 0) {
+        json_t *track = json_object_get(json_object_get(doc, "outcome"), "objective_track");
+        int vp[2];
+        for (int s = 0; s < 2; s++)
+            vp[s] = m.medals[s] +
+                    (int)json_integer_value(json_array_get(json_object_get(track, SIDES[s]), 0));
+        want_winner = vp[0] != vp[1]         ? (vp[1] > vp[0])
+                      : m.won[0] != m.won[1] ? (m.won[1] > m.won[0])
+                                             : -1;
+    }
     if (want_winner >= 0) {
         CU_ASSERT_STRING_EQUAL(http_str(r, "winner"), SIDES[want_winner]);
     } else {

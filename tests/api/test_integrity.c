@@ -356,6 +356,14 @@ static void test_forged_rolls(void)
     snprintf(field, sizeof field, "actions[%d]", a);
     refused(doc, field, "a forged server roll");
     json_decref(doc);
+    /* A server roll with a die left out: its faces are the start of what the seed gives, so
+     * each matches; the number of dice does not (RULES.md 3: two). */
+    doc = json_loads(text, 0, NULL);
+    d = json_object_get(json_array_get(json_object_get(doc, "actions"), (size_t)a), "detail");
+    set_everywhere(doc, a, "faces",
+                   json_pack("[O]", json_array_get(json_object_get(d, "faces"), 0)));
+    refused(doc, field, "a server roll with a die left out");
+    json_decref(doc);
     /* A roll claiming a seed the campaign has not reached. */
     doc = json_loads(text, 0, NULL);
     set_everywhere(doc, a, "seed_epoch", json_integer(2));
@@ -387,6 +395,32 @@ static void test_forged_rolls(void)
     json_t *roll0 = json_array_get(json_object_get(doc, "rolls"), 0);
     json_object_set_new(roll0, "client_seed", json_string("not the one used"));
     refused(doc, "rolls[0]", "rolls that differ from the actions");
+    json_decref(doc);
+    doc = json_loads(text, 0, NULL);
+    json_t *rolls = json_object_get(doc, "rolls");
+    size_t nrolls = json_array_size(rolls);
+    json_array_append_new(rolls, json_deep_copy(json_array_get(rolls, nrolls - 1)));
+    snprintf(field, sizeof field, "rolls[%zu]", nrolls);
+    refused(doc, field, "a roll listed that no action made");
+    json_decref(doc);
+    /* An unfinished campaign goes on with a seed of its own: a list that leaves no room for it
+     * is refused, not cut short. */
+    char id[40];
+    fresh_id(id);
+    json_t *seeds = json_array();
+    for (int i = 1; i <= 32; i++) {
+        uint8_t s[32];
+        char commitment[65];
+        randombytes_buf(s, sizeof s);
+        sha256_hex(s, sizeof s, commitment);
+        json_array_append_new(seeds, json_pack("{s:i, s:s, s:n}", "epoch", i, "commitment",
+                                               commitment, "server_seed"));
+    }
+    doc = document(id, json_array_get(seeds, 0),
+                   json_pack("[o, o]", created("standard", "server"), battle_action(1)));
+    json_incref(json_array_get(seeds, 0));
+    json_object_set_new(doc, "seeds", seeds);
+    refused(doc, "seeds", "32 seeds and no room for a new one");
     json_decref(doc);
     /* The campaign's id must be a UUID; a UUID in capitals is the same campaign. */
     doc = json_loads(text, 0, NULL);
@@ -507,9 +541,9 @@ static void test_no_key_at_rest(void)
     char keys[12][64];
     int nkeys = 0;
     for (int i = 0; i < 2; i++) {
-        char idem[64];
-        snprintf(idem, sizeof idem, "Idempotency-Key: create-%d-%ld", i,
-                 (long)randombytes_random());
+        char idem[128];
+        snprintf(idem, sizeof idem, "Idempotency-Key: create-%d-%ld-%032d", i,
+                 (long)randombytes_random(), 0);
         const char *h[] = {idem, NULL};
         const char *body = "{\"name\":\"keys at rest\",\"ruleset\":\"standard\"}";
         struct http_resp *a = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, h);
@@ -532,7 +566,7 @@ static void test_no_key_at_rest(void)
     /* An import with a key: its new keys must not be kept either. */
     struct camp c;
     char *text = finished_export(&c);
-    const char *h[] = {"Idempotency-Key: import-key-at-rest", NULL};
+    const char *h[] = {"Idempotency-Key: import-key-at-rest-0123456789abcdef", NULL};
     struct http_resp *r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, text, h);
     CU_ASSERT_EQUAL(r->status, 201);
     for (int k = 0; k < 3; k++)
@@ -590,7 +624,7 @@ static void test_no_key_at_rest(void)
  * is another request, not a replay of someone else's keys. */
 static void test_creation_scoped_by_client(void)
 {
-    const char *h[] = {"Idempotency-Key: the-same-key-for-two-clients", NULL};
+    const char *h[] = {"Idempotency-Key: the-same-key-for-two-clients-0123456", NULL};
     const char *body = "{\"name\":\"two clients\",\"ruleset\":\"standard\"}";
     struct http_resp *a = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, h);
     http_set_source("127.0.0.2");
@@ -628,7 +662,7 @@ static void test_idempotency_expiry(void)
     char *db = tk_new_database("api_expiry");
     const char *args[] = {"--idempotency-ttl", "2", NULL};
     CU_ASSERT_FATAL(daemon_start(&d, db, args));
-    const char *h[] = {"Idempotency-Key: expires-soon", NULL};
+    const char *h[] = {"Idempotency-Key: expires-soon-0123456789abcdef0123456", NULL};
     const char *body = "{\"name\":\"expiry\",\"ruleset\":\"standard\"}";
     struct http_resp *a = api(&d, "POST", "/api/v1/campaigns", NULL, ANYONE, body, h);
     CU_ASSERT_EQUAL(a->status, 201);

@@ -57,6 +57,30 @@ static const struct check_case cases[] = {
      "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, faces) "
      "VALUES ('" ID "', 1, 'axis', %s, 0, 'table', '{star}')",
      "'what_if'", "'what-if'"},
+    {"roll purpose pre_battle", NULL,
+     "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, faces) "
+     "VALUES ('" ID "', 1, 'axis', %s, 1, 'table', '{star}')",
+     "'pre_battle'", "'pre-battle'"},
+    {"held id", NULL,
+     "INSERT INTO holdings (campaign_id, id, side, grant_id, battle) "
+     "VALUES ('" ID "', %s, 'allies', 'air-power', 1)",
+     "1", "0"},
+    {"held side", NULL,
+     "INSERT INTO holdings (campaign_id, id, side, grant_id, battle) "
+     "VALUES ('" ID "', 1, %s, 'air-power', 1)",
+     "'axis'", "'japan'"},
+    {"held battle", NULL,
+     "INSERT INTO holdings (campaign_id, id, side, grant_id, battle) "
+     "VALUES ('" ID "', 1, 'allies', 'air-power', %s)",
+     "2", "0"},
+    {"held state", NULL,
+     "INSERT INTO holdings (campaign_id, id, side, grant_id, battle, state) "
+     "VALUES ('" ID "', 1, 'allies', 'air-power', 1, %s)",
+     "'used'", "'spent'"},
+    {"effect picked_battle", NULL,
+     "INSERT INTO effects (campaign_id, event_id, rolled_by, data, picked_battle) "
+     "VALUES ('" ID "', 'night-attacks', '{axis}', '{}', %s)",
+     "2", "0"},
     {"roll source", NULL,
      "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, faces) "
      "VALUES ('" ID "', 1, 'axis', 'reserve', 1, %s, '{star}')",

@@ -334,6 +334,145 @@ try {
   check(unverified.startsWith('Not verified') && await reader.locator('#verify-summary.verify-ok').count() === 0, `rolls that cannot be checked: "not verified", never the green success (${unverified})`);
   await shot(reader, '08-not-verified.png');
 
+  // ---- rolls that match a seed which came in the document: consistent, not witnessed ----
+  // The seed and the faces are made here with Node's own HMAC (RULES.md 1.2), so the import
+  // accepts them; the page must still not call them verified.
+  const { createHmac, randomBytes } = await import('node:crypto');
+  const plantedId = 'c0ffee00-0000-4000-8000-00000000e2e2';
+  const seedBytes = randomBytes(32);
+  const FACE = ['infantry', 'infantry', 'armor', 'grenade', 'star', 'flag'];
+  const derive = (n, count) => {
+    const out = [];
+    for (let k = 0; out.length < count; k++) {
+      for (const b of createHmac('sha256', seedBytes).update(`${plantedId}:${n}:${''}:${k}`).digest()) {
+        if (out.length < count && b < 252) out.push(FACE[b % 6]);
+      }
+    }
+    return out;
+  };
+  const plantedActions = [
+    { action: 'campaign_created', detail: { ...craftedActions[0].detail, name: 'Planted' } },
+    craftedActions[1],
+    { action: 'roll', detail: { n: 1, side: 'allies', purpose: 'reserve', battle: 1, source: 'server', client_seed: '', seed_epoch: 1, faces: derive(1, 2) } },
+    { action: 'roll', detail: { n: 2, side: 'axis', purpose: 'reserve', battle: 1, source: 'server', client_seed: '', seed_epoch: 1, faces: derive(2, 2) } },
+    ...craftedActions.slice(4),
+  ];
+  const planted = {
+    format: 'm44d-campaign-export', format_version: 1, campaign: { id: plantedId },
+    seeds: [{ epoch: 1, commitment: createHash('sha256').update(seedBytes).digest('hex'), server_seed: seedBytes.toString('hex') }],
+    rolls: plantedActions.filter((a) => a.action === 'roll').map((a) => a.detail), actions: plantedActions,
+  };
+  const plantedIn = await (await fetch(`${BASE}/api/v1/campaigns/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(planted) })).json();
+  check(plantedIn.id === plantedId, `an export with its seed and matching rolls imports (${JSON.stringify(plantedIn).slice(0, 120)})`);
+  await fetch(`${BASE}/api/v1/campaigns/${plantedId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${plantedIn.organizer_key}` }, body: '{}' });
+  await reader.goto(`${BASE}/c/${plantedId}`);
+  await reader.waitForSelector('#verify');
+  await reader.click('#verify');
+  await reader.waitForSelector('#verify-summary');
+  const notHere = await text(reader, '#verify-summary');
+  const marks = await reader.locator('#verify-table tbody tr').evaluateAll((els) => els.map((e) => e.dataset.status));
+  check(notHere.startsWith('Not verified here') && marks.join(',') === 'imported,imported' && await reader.locator('#verify-summary.verify-ok').count() === 0,
+    `rolls under a seed that came with an import: "not verified here", each marked (${marks.join(',')}: ${notHere.slice(0, 80)})`);
+
+  // ---- rules fidelity at the table (RULES.md 7, 9) ----
+  const post = async (path, key, body) => {
+    const r = await fetch(`${BASE}/api/v1${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
+    return r.json();
+  };
+  // Island Hoppers, dice at the table: the Allies' What-if star is Naval Struggle, the Axis'
+  // grenade Night Attacks (the data's face reading).
+  const ih = await post('/campaigns', null, { name: 'Pacific', ruleset: 'island-hoppers', dice: 'table', what_if: true, reserve_tokens: { allies: 2, axis: 2 } });
+  await post(`/campaigns/${ih.id}/what-if`, ih.allies_key, { faces: ['star'] });
+  await post(`/campaigns/${ih.id}/what-if`, ih.axis_key, { faces: ['grenade'] });
+  const ihOrg = await newPage(desk, 'ih-organizer');
+  const ihAxis = await newPage(phone, 'ih-axis');
+  const ihAllies = await newPage(desk, 'ih-allies');
+  await ihOrg.goto(`${BASE}/c/${ih.id}#key=${ih.organizer_key}`);
+  await ihAxis.goto(`${BASE}/c/${ih.id}#key=${ih.axis_key}`);
+  await ihAllies.goto(`${BASE}/c/${ih.id}#key=${ih.allies_key}`);
+  await ihOrg.waitForSelector('#act-new-battle');
+  check((await text(ihOrg, '#what-if-note')).includes('icons'), 'the What-if face reading is said on the page');
+  await ihOrg.fill('#battle-scenario', 'Guadalcanal');
+  await ihOrg.check('#feature-destroyers');
+  await ihOrg.click('#create-battle');
+  // Naval Struggle: the Axis roll 3 dice before the battle; stars and grenades are hits.
+  await ihAxis.waitForSelector('#act-pre-battle-roll', { timeout: 5000 });
+  check((await text(ihAxis, '#act-pre-battle-roll h3')).includes('3 dice'), 'the Axis are asked for the Naval Struggle roll of 3 dice');
+  for (const f of ['star', 'grenade', 'flag']) await ihAxis.click(`#act-pre-battle-roll .picker button[data-face="${f}"]`);
+  await ihAxis.click('#enter-pre-battle-roll');
+  await ihAllies.waitForSelector('.pre-battle .pb-hits', { timeout: 5000 });
+  check((await text(ihAllies, '.pre-battle .pb-hits')).includes('2 hits'), 'the other side sees the naval roll and its 2 hits, live');
+  // Night Attacks: the Axis pick this battle.
+  await ihAxis.waitForSelector('#pick-night-attacks');
+  await ihAxis.click('#pick-night-attacks');
+  await ihAxis.waitForSelector('#battle-effects li[data-event="night-attacks"]');
+  check((await text(ihAxis, '#effects li[data-event="night-attacks"]')).includes('picked battle 1'), 'the picked battle is shown with the event');
+  // Reserves: the Allies take an air token (kept), the Axis nothing.
+  await ihAllies.waitForSelector('#act-reserve-roll');
+  for (const f of ['star', 'star']) await ihAllies.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await ihAllies.click('#enter-reserve-roll');
+  await ihAllies.waitForSelector('#act-reserve-choice select');
+  const alternatives = await ihAllies.locator('#act-reserve-choice select option').allInnerTexts();
+  check(alternatives.some((t) => t.startsWith('an Air Sortie') && t.endsWith('(free)')) && alternatives.every((t) => !/elite-|air-sortie/.test(t)),
+    `alternatives in the ruleset's words, each with its cost (${alternatives.join(' | ')})`);
+  // The Axis start tapping in their dice while the Allies choose: the other side's move must
+  // not wipe a half-entered roll.
+  await ihAxis.waitForSelector('#act-reserve-roll');
+  await ihAxis.click('#act-reserve-roll .picker button[data-face="flag"]');
+  await ihAllies.check('#act-reserve-choice input[type=checkbox]');
+  await ihAllies.selectOption('#act-reserve-choice select', 'air-sortie');
+  await ihAllies.click('#confirm-choice');
+  await ihAxis.waitForSelector('.reserve-side[data-side="allies"] .chosen', { timeout: 5000 });
+  check(await ihAxis.locator('#act-reserve-roll .entered svg').count() === 1, "a half-entered roll survives the other side's move");
+  await ihAxis.click('#act-reserve-roll .picker button[data-face="flag"]');
+  await ihAxis.click('#enter-reserve-roll');
+  await ihAxis.waitForSelector('#confirm-choice');
+  await ihAxis.click('#confirm-choice');
+  // The token is held in the Allies' standing; the organizer marks it used.
+  await ihOrg.waitForSelector('#held-allies li', { timeout: 5000 });
+  check((await text(ihOrg, '#held-allies li')).includes('Air Sortie'), 'the air token is held in the Allies\' standing');
+  await ihOrg.click('#held-allies button');
+  await ihOrg.waitForSelector('#held-allies', { state: 'detached' });
+  check((await apiGet(`/campaigns/${ih.id}`)).sides.allies.held.length === 0, 'marked used: no longer held');
+  // A result below the medals to win is refused unless it was a sudden death.
+  await ihOrg.waitForSelector('#act-result');
+  await ihOrg.selectOption('#result-winner', 'allies');
+  await ihOrg.fill('#result-medals-allies', '3');
+  await ihOrg.fill('#result-medals-axis', '2');
+  await ihOrg.click('#record-result');
+  await ihOrg.waitForSelector('#act-result .error:not([hidden])');
+  check((await text(ihOrg, '#act-result .error')).includes('medals'), 'a result that cannot be right is refused, in words');
+  await ihOrg.check('#result-sudden-death');
+  await ihOrg.click('#record-result');
+  await ihOrg.waitForSelector('#act-new-battle');
+  check((await text(ihOrg, '.result')).includes("scenario's own victory condition"), 'a sudden death is recorded and said');
+  // Battle 2 on two D-Day Landings maps: the medals and the command cards come from the table.
+  await ihOrg.fill('#battle-scenario', 'Sword and Juno');
+  await ihOrg.selectOption('#battle-maps', { label: 'OverThrough: Sword Beach + Juno Beach — 29 medals' });
+  check(await ihOrg.inputValue('#battle-medals') === '29' && await ihOrg.inputValue('#battle-cards-allies') === '12' && await ihOrg.inputValue('#battle-cards-axis') === '9',
+    'choosing Sword + Juno fills 29 medals and 12 / 9 command cards');
+  await ihOrg.click('#create-battle');
+  await ihOrg.waitForSelector('#battle-maps-shown');
+  check((await text(ihOrg, '#battle-maps-shown')).includes('Sword Beach + Juno Beach'), 'the battle shows its maps');
+  check((await apiGet(`/campaigns/${ih.id}/battles/2`)).medals_to_win === 29, 'the battle has 29 medals to win');
+  await shot(ihAxis, '09-naval-night-phone.png');
+
+  // Fall of Poland, Axis flag + star: the elite infantry costs a token, the air token nothing.
+  const fop = await post('/campaigns', null, { name: 'Poland', ruleset: 'fall-of-poland', dice: 'table', reserve_tokens: { allies: 0, axis: 0 } });
+  await post(`/campaigns/${fop.id}/battles`, fop.organizer_key, { scenario: 'Mokra', first_player: 'axis', cards: { allies: 5, axis: 5 }, medals_to_win: 6 });
+  await post(`/campaigns/${fop.id}/battles/1/reserve-roll`, fop.axis_key, { faces: ['flag', 'star'] });
+  const fopAxis = await newPage(phone, 'fop-axis');
+  await fopAxis.goto(`${BASE}/c/${fop.id}#key=${fop.axis_key}`);
+  await fopAxis.waitForSelector('#act-reserve-choice select');
+  const sf = fopAxis.locator('#act-reserve-choice input[data-option="star-flag@0+1"]');
+  check(await sf.isDisabled() && (await text(fopAxis, '.option[data-option="star-flag@0+1"] .reason')).includes('1 token'), 'the elite infantry (1 token) cannot be taken with no token');
+  await fopAxis.selectOption('#act-reserve-choice select', 'air-sortie');
+  check(!(await sf.isDisabled()), 'the air token (free) can');
+  await sf.check();
+  await fopAxis.click('#confirm-choice');
+  await fopAxis.waitForSelector('#act-reserve-choice', { state: 'detached' });
+  check((await apiGet(`/campaigns/${fop.id}`)).sides.axis.held[0].grant === 'air-sortie', 'and is held');
+
   check(foreign.length === 0, `no request left the server (${foreign.slice(0, 3).join(', ')})`);
   check(consoleErrors.length === 0, `no script errors (${consoleErrors.slice(0, 3).join(' | ')})`);
 } catch (e) {

@@ -178,7 +178,7 @@ static bool play_battle(struct player *p, int n)
         json_t *pick = NULL;
         for (size_t i = 0; i < json_array_size(opts) && !pick; i++) {
             json_t *o = json_array_get(opts, i);
-            if (json_integer_value(json_object_get(o, "cost")) <= p->tokens[s])
+            if (json_integer_value(json_array_get(json_object_get(o, "costs"), 0)) <= p->tokens[s])
                 pick = o;
         }
         json_t *choice = json_pack("{s:[]}", "options");

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int tokens = data[4] % 10;
     static struct option_list offered;
     static struct choice_result res;
-    reserve_options(rs, side, f, 2, NULL, 0, &offered);
+    reserve_options(rs, side, f, 2, NULL, &offered);
     struct jerr e;
     json_t *body = json_body((const char *)data + 5, size - 5, &e);
     if (!body)

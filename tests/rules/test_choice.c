@@ -110,7 +110,7 @@ static void test_cases(void)
         const struct choice_case *c = &cases[i];
         enum face f[2] = {c->f0, c->f1};
         struct option_list offered;
-        reserve_options(rs, SIDE_ALLIES, f, 2, NULL, 0, &offered);
+        reserve_options(rs, SIDE_ALLIES, f, 2, NULL, &offered);
         struct choice_result res;
         reserve_validate(&offered, c->items, c->nitems, c->tokens, &res);
         if (res.error != c->want)
@@ -161,7 +161,7 @@ static void test_every_subset(void)
         for (int j = 0; j < 6; j++) {
             enum face f[2] = {face_of_index(i), face_of_index(j)};
             struct option_list offered;
-            reserve_options(rs, SIDE_ALLIES, f, 2, NULL, 0, &offered);
+            reserve_options(rs, SIDE_ALLIES, f, 2, NULL, &offered);
             CU_ASSERT_FATAL(offered.n <= 8);
             for (unsigned mask = 0; mask < (1u << offered.n); mask++)
                 for (int tokens = 0; tokens <= 2; tokens++) {

@@ -61,7 +61,9 @@ static void test_explain_json_is_the_api_shape(void)
     json_t *j = json_loads(out, 0, NULL);
     CU_ASSERT_EQUAL_FATAL(json_array_size(j), 2);
     json_t *o = json_array_get(j, 1);
-    CU_ASSERT_EQUAL(json_object_size(o), 5); /* id, dice, cost, grants, text: nothing else */
+    /* id, dice, cost, grants, costs (one per grant), text: nothing else */
+    CU_ASSERT_EQUAL(json_object_size(o), 6);
+    CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(o, "costs"), 0)), 1);
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "id")), "star-infantry@0+1");
     CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(o, "dice"), 1)), 1);
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "cost")), 1);
@@ -75,7 +77,13 @@ static void test_explain_json_is_the_api_shape(void)
     CU_ASSERT_EQUAL(
         m44("explain --ruleset standard --side axis --faces armor,flag --tokens 0", &out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "armor@0"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "needs 1 token, you have 0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "armor (1 token, you have 0)"));
+    free(out);
+    /* RULES.md 9, cost per alternative. 001: "FLAG + STAR ... Choose one of the following
+     * elements: German elite infantry unit ... or Air Power / Air Sortie token". */
+    CU_ASSERT_EQUAL(
+        m44("explain --ruleset fall-of-poland --side axis --faces flag,star --tokens 1", &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "elite-infantry (1 token) | air-sortie (free)"));
     free(out);
 }
 
@@ -104,6 +112,86 @@ static void test_events(void)
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(hand, "axis")), 4);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "notes")), 1);
     json_decref(j);
+    free(out);
+}
+
+/* 001, Soviet Invasion: "The Soviet side gets to move first at the battle of Szack and they may
+ * ignore the Commissar rule." The Allies set up to move first, the Axis hold the Commissar. */
+static void test_events_szack(void)
+{
+    const char *args =
+        "events --ruleset fall-of-poland --first allies --allies-faces star,infantry "
+        "--axis-faces flag --cards 5,5 --commissar axis --effects soviet-invasion";
+    char cmd[512], *out;
+    snprintf(cmd, sizeof cmd, "%s --scenario ' szack ' --json", args);
+    CU_ASSERT_EQUAL(m44(cmd, &out), 0);
+    json_t *j = json_loads(out, 0, NULL);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "first_player")), "axis");
+    CU_ASSERT_TRUE(json_is_null(json_object_get(j, "commissar")));
+    json_t *first = json_array_get(json_object_get(j, "instructions"), 0);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(first, "roller")), "axis");
+    json_decref(j);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s --scenario Szack", args);
+    CU_ASSERT_EQUAL(m44(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "the Axis move first at Szack"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "lifts the Political Commissar rule"));
+    free(out);
+    /* Elsewhere the set-up stands. */
+    snprintf(cmd, sizeof cmd, "%s --scenario Hel --json", args);
+    CU_ASSERT_EQUAL(m44(cmd, &out), 0);
+    j = json_loads(out, 0, NULL);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "first_player")), "allies");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "commissar")), "axis");
+    json_decref(j);
+    free(out);
+}
+
+/* 003: "OverThrough Map Combinations ... Sword + Juno 9 12 29 ... Gold + Omaha 10 12 28 ...
+ * Utah + American Airborne 9 12 21" (Axis cards, Allies cards, medals); RULES.md 7: the three
+ * British beaches 41, all six maps 78. */
+static void test_maps(void)
+{
+    char *out;
+    CU_ASSERT_EQUAL(m44("maps --json", &out), 0);
+    json_t *j = json_loads(out, 0, NULL);
+    CU_ASSERT_EQUAL(json_array_size(j), 8);
+    static const struct {
+        const char *maps;
+        int medals, allies, axis;
+    } want[] = {
+        {"sword juno", 29, 12, 9},
+        {"juno gold", 25, 12, 9},
+        {"gold omaha", 28, 12, 10},
+        {"omaha utah", 28, 12, 9},
+        {"utah us-airborne", 21, 12, 9},
+        {"sword juno gold", 41, 0, 0},
+        {"sword juno gold omaha utah us-airborne", 78, 0, 0},
+    };
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        json_t *hit = NULL;
+        for (size_t i = 0; i < json_array_size(j); i++) {
+            json_t *c = json_array_get(j, i), *m = json_object_get(c, "maps");
+            char names[128] = "";
+            for (size_t k = 0; k < json_array_size(m); k++) {
+                size_t l = strlen(names);
+                snprintf(names + l, sizeof names - l, "%s%s", k ? " " : "",
+                         json_string_value(json_array_get(m, k)));
+            }
+            if (strcmp(names, want[w].maps) == 0)
+                hit = c;
+        }
+        CU_ASSERT_PTR_NOT_NULL_FATAL(hit);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(hit, "medals_to_win")), want[w].medals);
+        json_t *cards = json_object_get(hit, "cards");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(cards, "allies")), want[w].allies);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(cards, "axis")), want[w].axis);
+    }
+    json_decref(j);
+    free(out);
+    CU_ASSERT_EQUAL(m44("maps --ruleset cb1-falaise", &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "OverThrough: Sword Beach + Juno Beach\n  29 medals to win; "
+                                       "Commander-in-Chief command cards: Allies 12, Axis 9"));
     free(out);
 }
 
@@ -141,34 +229,70 @@ static void test_bad_arguments(void)
 #define SEED   "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 #define COMMIT "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
 
+/*
+ * An export as GET .../export writes it: a standard campaign with dice "either", battle 1, and
+ * the given rolls as its actions; a roll of battle 2 comes after battle 1's result (an Axis
+ * win, so the Axis roll 2 + 1 victory event dice there, RULES.md 4).
+ */
 static char *export_file(const char *seeds, const char *rolls)
 {
     static char path[256];
     snprintf(path, sizeof path, "/tmp/m44-export-%d.json", (int)getpid());
-    FILE *f = fopen(path, "w");
-    fprintf(f,
-            "{\"format\":\"m44d-campaign-export\",\"campaign\":{\"id\":"
-            "\"11111111-2222-3333-4444-555555555555\"},\"seeds\":%s,\"rolls\":%s}",
-            seeds, rolls);
-    fclose(f);
+    json_t *seeds_json = json_loads(seeds, 0, NULL), *rolls_json = json_loads(rolls, 0, NULL);
+    if (!seeds_json || !rolls_json) { /* not JSON: the file is not either */
+        FILE *f = fopen(path, "w");
+        fprintf(f, "{\"seeds\":%s,\"rolls\":%s}", seeds, rolls);
+        fclose(f);
+        json_decref(seeds_json);
+        json_decref(rolls_json);
+        return path;
+    }
+    json_t *doc = json_pack(
+        "{s:s, s:i, s:{s:s}, s:o, s:o, s:[{s:s, s:{s:s, s:s, s:b, s:s, s:{s:i, s:i}, s:{s:s, s:s}, "
+        "s:n}}, {s:s, s:{s:i, s:s, s:s, s:{s:i, s:i}, s:i, s:n}}]}",
+        "format", "m44d-campaign-export", "format_version", 1, "campaign", "id",
+        "11111111-2222-3333-4444-555555555555", "seeds", seeds_json, "rolls", rolls_json, "actions",
+        "action", "campaign_created", "detail", "name", "v", "ruleset", "standard", "what_if", 0,
+        "dice", "either", "reserve_tokens", "allies", 0, "axis", 0, "players", "allies", "", "axis",
+        "", "scenarios", "action", "battle_created", "detail", "number", 1, "scenario", "A",
+        "first_player", "allies", "cards", "allies", 5, "axis", 5, "medals_to_win", 6, "commissar");
+    json_t *actions = json_object_get(doc, "actions"), *list = json_object_get(doc, "rolls");
+    bool second = false;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *r = json_array_get(list, i);
+        if (json_integer_value(json_object_get(r, "battle")) == 2 && !second) {
+            second = true;
+            json_array_append_new(actions, json_pack("{s:s, s:{s:i, s:s, s:{s:i, s:i}}}", "action",
+                                                     "result", "detail", "battle", 1, "winner",
+                                                     "axis", "medals", "allies", 2, "axis", 6));
+            json_array_append_new(
+                actions, json_pack("{s:s, s:{s:i, s:s, s:s, s:{s:i, s:i}, s:i, s:n}}", "action",
+                                   "battle_created", "detail", "number", 2, "scenario", "B",
+                                   "first_player", "allies", "cards", "allies", 5, "axis", 5,
+                                   "medals_to_win", 6, "commissar"));
+        }
+        json_array_append_new(actions, json_pack("{s:s, s:O}", "action", "roll", "detail", r));
+    }
+    json_dump_file(doc, path, 0);
+    json_decref(doc);
     return path;
 }
 
-/* The faces below come from tests/rules/vectors/dice_vectors.txt (openssl). */
+/* The faces below come from tests/rules/vectors/dice_vectors.txt (openssl); a roll of fewer
+ * dice is the start of the same stream (RULES.md 1.2). */
 #define ROLL1                                                                                      \
-    "{\"n\":1,\"side\":\"allies\",\"purpose\":\"reserve\",\"source\":\"server\",\"client_seed\":"  \
-    "\"\",\"seed_epoch\":1,\"faces\":[\"star\",\"flag\"]}"
+    "{\"n\":1,\"side\":\"allies\",\"purpose\":\"reserve\",\"battle\":1,\"source\":\"server\","     \
+    "\"client_seed\":\"\",\"seed_epoch\":1,\"faces\":[\"star\",\"flag\"]}"
 #define ROLL2                                                                                      \
-    "{\"n\":2,\"side\":\"axis\",\"purpose\":\"reserve\",\"source\":\"server\",\"client_seed\":"    \
-    "\"\",\"seed_epoch\":1,\"faces\":[\"infantry\",\"flag\"]}"
-#define ROLL3                                                                                      \
-    "{\"n\":3,\"side\":\"axis\",\"purpose\":\"victory_events\",\"source\":\"server\",\"client_"    \
-    "seed\":\"table "                                                                              \
-    "talk\",\"seed_epoch\":1,\"faces\":[\"star\",\"infantry\",\"infantry\",\"infantry\",\"star\"]" \
-    "}"
+    "{\"n\":2,\"side\":\"axis\",\"purpose\":\"reserve\",\"battle\":1,\"source\":\"server\","       \
+    "\"client_seed\":\"\",\"seed_epoch\":1,\"faces\":[\"infantry\",\"flag\"]}"
+#define ROLL3_WITH(faces)                                                                          \
+    "{\"n\":3,\"side\":\"axis\",\"purpose\":\"victory_events\",\"battle\":2,\"source\":"           \
+    "\"server\",\"client_seed\":\"table talk\",\"seed_epoch\":1,\"faces\":[" faces "]}"
+#define ROLL3 ROLL3_WITH("\"star\",\"infantry\",\"infantry\"")
 #define TABLE3                                                                                     \
-    "{\"n\":3,\"side\":\"axis\",\"purpose\":\"reserve\",\"source\":\"table\",\"client_seed\":"     \
-    "null,\"seed_epoch\":null,\"faces\":[\"grenade\",\"grenade\"]}"
+    "{\"n\":3,\"side\":\"axis\",\"purpose\":\"victory_events\",\"battle\":2,\"source\":\"table\"," \
+    "\"client_seed\":null,\"seed_epoch\":null,\"faces\":[\"grenade\",\"grenade\",\"grenade\"]}"
 
 static void test_verify(void)
 {
@@ -180,7 +304,8 @@ static void test_verify(void)
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 "," ROLL2 "," ROLL3 "]", 0, "3 server roll(s) verified, 0 mismatch(es)"},
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
-         "[" ROLL1 "," ROLL2 "," TABLE3 "]", 0, "roll 3 (axis, reserve, table): grenade,grenade"},
+         "[" ROLL1 "," ROLL2 "," TABLE3 "]", 0,
+         "roll 3 (axis, victory_events, table): grenade,grenade,grenade"},
         /* A face changed after the fact. */
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 ",{\"n\":2,\"side\":\"axis\",\"purpose\":\"reserve\",\"source\":\"server\","
@@ -200,6 +325,20 @@ static void test_verify(void)
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 "," ROLL2 "," ROLL3 "]", 0, "VERIFIED: every server roll matches"},
         {"{}", "[]", 2, "not a campaign export"},
+        /* Every die the seed gave, but more than the Axis roll there (RULES.md 4: 2 + 1 won). */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
+         "[" ROLL1 "," ROLL2
+         "," ROLL3_WITH("\"star\",\"infantry\",\"infantry\",\"infantry\",\"star\"") "]",
+         1, "this victory_events roll is 3 dice, not 5"},
+        /* The start of what the seed gave, a die left out: each face matches, the count does
+         * not. */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
+         "[" ROLL1 "," ROLL2 "," ROLL3_WITH("\"star\",\"infantry\"") "]", 1,
+         "this victory_events roll is 3 dice, not 2"},
+        /* A seed that came to the exporting server in an import: consistent, not witnessed. */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED
+         "\",\"origin\":\"import\"}]",
+         "[" ROLL1 "," ROLL2 "," ROLL3 "]", 3, "NOT VERIFIED: 3 server roll(s) were made before"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = export_file(cases[i].seeds, cases[i].rolls);
@@ -221,6 +360,8 @@ void register_cli_tests(void)
     CU_add_test(s, "rulesets --json", test_rulesets);
     CU_add_test(s, "explain --json is the API option shape", test_explain_json_is_the_api_shape);
     CU_add_test(s, "events", test_events);
+    CU_add_test(s, "events with Soviet Invasion at Szack", test_events_szack);
+    CU_add_test(s, "maps: the D-Day Landings tables", test_maps);
     CU_add_test(s, "bad arguments: usage, exit 2", test_bad_arguments);
     CU_add_test(s, "verify an export", test_verify);
 }

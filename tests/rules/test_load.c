@@ -129,6 +129,50 @@ static const struct broken_case broken[] = {
     {"{" HEAD ",\"outcome\":{\"grades\":[{\"name\":\"minor\",\"min_margin\":1,\"points\":1},"
      "{\"name\":\"major\",\"min_margin\":3,\"points\":2}]}}",
      "$.outcome.grades[1]: grades must be listed from the largest margin down"},
+    /* Cost per alternative (RULES.md 9). */
+    {"{" HEAD "," OPT("\"x\":{\"dice\":[\"star\"],\"cost\":1,\"grants\":[\"infantry\"],"
+                      "\"grant_costs\":{\"armor\":0},\"text\":\"t\"}") "}",
+     "$.reserve.options.x.grant_costs.armor: is not one of this option's grants"},
+    {"{" HEAD "," OPT("\"x\":{\"dice\":[\"star\"],\"cost\":1,\"grants\":[\"infantry\"],"
+                      "\"grant_costs\":{\"infantry\":12},\"text\":\"t\"}") "}",
+     "$.reserve.options.x.grant_costs.infantry: must be an integer from 0 to 9"},
+    {"{" HEAD ",\"grants\":{\"t\":{\"text\":\"a token\",\"kept\":\"yes\"}}}",
+     "$.grants.t.kept: must be true or false"},
+    /* Scopes and effects that change play. */
+    {"{" HEAD ",\"what_if\":{\"faces\":[\"infantry\",\"armor\",\"grenade\",\"star\",\"flag\"],"
+     "\"events\":{\"e\":{\"name\":\"E\",\"text\":\"t\",\"scope\":{\"kind\":\"once\"}}},"
+     "\"allies\":[\"e\",\"e\",\"e\",\"e\",\"e\"],\"axis\":[\"e\",\"e\",\"e\",\"e\",\"e\"]}}",
+     "$.what_if.events.e.scope.kind: \"once\" is no longer a scope"},
+    {"{" HEAD ",\"what_if\":{\"faces\":[\"infantry\",\"armor\",\"grenade\",\"star\",\"flag\"],"
+     "\"events\":{\"e\":{\"name\":\"E\",\"text\":\"t\",\"scope\":{\"kind\":\"campaign\"},"
+     "\"effects\":[{\"type\":\"pick_battle\",\"side\":\"axis\"}]}},"
+     "\"allies\":[\"e\",\"e\",\"e\",\"e\",\"e\"],\"axis\":[\"e\",\"e\",\"e\",\"e\",\"e\"]}}",
+     "$.what_if.events.e.scope: an event with a pick_battle effect has scope \"picked\""},
+    {"{" HEAD ",\"what_if\":{\"faces\":[\"infantry\",\"armor\",\"grenade\",\"star\",\"flag\"],"
+     "\"events\":{\"e\":{\"name\":\"E\",\"text\":\"t\",\"scope\":{\"kind\":\"campaign\"},"
+     "\"effects\":[{\"type\":\"pre_battle_roll\",\"side\":\"axis\",\"roll\":\"naval\","
+     "\"dice\":3,\"hits\":[\"star\"],\"feature\":\"destroyers\",\"text\":\"t\"}]}},"
+     "\"allies\":[\"e\",\"e\",\"e\",\"e\",\"e\"],\"axis\":[\"e\",\"e\",\"e\",\"e\",\"e\"]}}",
+     "$.what_if.events.e.effects[0].feature: must be a feature of $.battle_features"},
+    {"{" HEAD ",\"grants\":{\"air\":\"an air token\"},\"what_if\":{\"faces\":[\"infantry\","
+     "\"armor\",\"grenade\",\"star\",\"flag\"],\"events\":{\"e\":{\"name\":\"E\",\"text\":"
+     "\"t\",\"scope\":{\"kind\":\"campaign\"},\"effects\":[{\"type\":\"remove_grants\","
+     "\"side\":\"axis\",\"grants\":[\"air\",\"tiger\"]}]}},"
+     "\"allies\":[\"e\",\"e\",\"e\",\"e\",\"e\"],\"axis\":[\"e\",\"e\",\"e\",\"e\",\"e\"]}}",
+     "$.what_if.events.e.effects[0].grants[1]: \"tiger\" is not defined in $.grants"},
+    {"{" HEAD ",\"what_if\":{\"faces\":[\"infantry\",\"armor\",\"grenade\",\"star\",\"flag\"],"
+     "\"events\":{\"e\":{\"name\":\"E\",\"text\":\"t\",\"scope\":{\"kind\":\"campaign\"},"
+     "\"effects\":[{\"type\":\"first_player\",\"side\":\"soviets\"}]}},"
+     "\"allies\":[\"e\",\"e\",\"e\",\"e\",\"e\"],\"axis\":[\"e\",\"e\",\"e\",\"e\",\"e\"]}}",
+     "$.what_if.events.e.effects[0].side: must be \"allies\" or \"axis\""},
+    /* D-Day Landings map combinations (RULES.md 7). */
+    {"{" HEAD ",\"maps\":{\"maps\":{\"sword\":\"Sword\",\"juno\":\"Juno\"},\"combinations\":"
+     "[{\"maps\":[\"sword\",\"gold\"],\"medals_to_win\":29}]}}",
+     "$.maps.combinations[0].maps[1]: must be a map of $.maps.maps"},
+    {"{" HEAD ",\"maps\":{\"maps\":{\"sword\":\"Sword\",\"juno\":\"Juno\"},\"combinations\":"
+     "[{\"maps\":[\"sword\",\"juno\"],\"medals_to_win\":29},{\"maps\":[\"juno\",\"sword\"],"
+     "\"medals_to_win\":30}]}}",
+     "$.maps.combinations[1]: the same maps are combined twice"},
 };
 
 static void test_broken_documents(void)
@@ -214,11 +258,11 @@ static void test_dir_adds_and_replaces(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     enum face ff[2] = {FACE_FLAG, FACE_FLAG}, gg[2] = {FACE_GRENADE, FACE_GRENADE};
     struct option_list got;
-    reserve_options(e->rs, SIDE_ALLIES, ff, 2, NULL, 0, &got);
+    reserve_options(e->rs, SIDE_ALLIES, ff, 2, NULL, &got);
     CU_ASSERT_EQUAL(got.n, 3); /* flag@0, flag@1, flag-flag@0+1 */
-    reserve_options(e->rs, SIDE_AXIS, gg, 2, NULL, 0, &got);
+    reserve_options(e->rs, SIDE_AXIS, gg, 2, NULL, &got);
     CU_ASSERT_EQUAL(got.n, 0); /* the Axis grenade option was removed */
-    reserve_options(e->rs, SIDE_ALLIES, gg, 2, NULL, 0, &got);
+    reserve_options(e->rs, SIDE_ALLIES, gg, 2, NULL, &got);
     CU_ASSERT_EQUAL(got.n, 2);
     CU_ASSERT_TRUE(e->rs->victory.enabled); /* inherited */
     CU_ASSERT_PTR_NOT_NULL(strstr(e->file, "house.json"));

@@ -21,12 +21,19 @@ static const struct outcome_case cases[] = {
     {"standard", {{2, 2}, {12, 13}, {0, 0}}, SIDE_AXIS, {12, 13}},
     {"standard", {{2, 2}, {12, 12}, {0, 0}}, -1, {12, 12}}, /* a draw */
     {"simplified", {{0, 0}, {0, 0}, {0, 0}}, -1, {0, 0}},
-    /* Flanking Caen track: Allies 0,2,2,3,3,4 (5+); Axis -1, 1 (1+). */
+    /* Flanking Caen track: Allies 0,2,2,3,3,4 (5+); Axis -1, 1 (1+). RULES.md 9: "Campaign
+     * Book 1 winner: the side with more campaign victory points (medals + objective bonus),
+     * ties broken by battles won." */
     {"cb1-flanking-caen", {{2, 1}, {15, 13}, {0, 0}}, SIDE_ALLIES, {15, 12}},
     {"cb1-flanking-caen", {{2, 1}, {15, 13}, {1, 1}}, SIDE_ALLIES, {17, 14}},
     {"cb1-flanking-caen", {{2, 1}, {15, 13}, {3, 4}}, SIDE_ALLIES, {18, 14}},
     {"cb1-flanking-caen", {{2, 1}, {15, 13}, {9, 0}}, SIDE_ALLIES, {19, 12}},
-    {"cb1-the-breakout", {{1, 2}, {11, 12}, {4, 2}}, SIDE_AXIS, {14, 12}},
+    {"cb1-the-breakout", {{1, 2}, {11, 12}, {4, 2}}, SIDE_ALLIES, {14, 12}},
+    /* D7 of the audit: Allies 2 wins and 12 medals, Axis 1 win, 14 medals and 2 objective
+     * medals: Axis 14 + 1 = 15 victory points against 12; the Axis win the campaign. */
+    {"cb1-flanking-caen", {{2, 1}, {12, 14}, {0, 2}}, SIDE_AXIS, {12, 15}},
+    /* Equal victory points: battles won decide. */
+    {"cb1-flanking-caen", {{1, 2}, {13, 12}, {0, 2}}, SIDE_AXIS, {13, 13}},
 };
 
 static void test_outcomes(void)

@@ -17,7 +17,8 @@
 struct def {
     const char *key;
     int cost;
-    const char *grants; /* alternatives, '|'-separated */
+    /* alternatives, '|'-separated; "grant:n" where an alternative costs n, not `cost` */
+    const char *grants;
 };
 
 struct pair {
@@ -238,7 +239,9 @@ static const struct def fp_axis_defs[] = {
     {"star-armor", 1, "elite-armor"},
     {"star-grenade", 1, "elite-infantry|elite-armor"},
     {"star-star", 0, "elite-infantry|elite-armor|air-sortie"},
-    {"star-flag", 0, "elite-infantry|air-sortie"},
+    /* 001, FLAG + STAR: "German elite infantry unit ... or Air Power / Air Sortie token";
+     * RULES.md 9: the elite infantry unit costs 1 token, the air token 0 (audit D1). */
+    {"star-flag", 0, "elite-infantry:1|air-sortie"},
     {"star-star-veteran", 0, "veteran-star"},
     {NULL, 0, NULL},
 };
@@ -338,7 +341,9 @@ static const struct def cb1_advance_defs[] = {
     {"star-infantry", 1, "elite-infantry"},
     {"star-armor", 1, "elite-armor"},
     {"star-grenade", 1, "elite-infantry|elite-armor"},
-    {"star-star", 0, "elite-infantry|elite-armor|air-sortie"},
+    /* RULES.md 9: "Star + star gives the campaign's star_star item ... (1 Air Power token,
+     * free)" in place of the standard two stars (audit D8). */
+    {"star-star", 0, "air-power"},
     {"star-flag", 0, "advance-unit"},
     {NULL, 0, NULL},
 };
@@ -350,7 +355,7 @@ static const struct def cb1_wire_defs[] = {
     {"star-infantry", 1, "elite-infantry"},
     {"star-armor", 1, "elite-armor"},
     {"star-grenade", 1, "elite-infantry|elite-armor"},
-    {"star-star", 0, "elite-infantry|elite-armor|air-sortie"},
+    {"star-star", 0, "air-power"},
     {"star-flag", 0, "wire-2"},
     {NULL, 0, NULL},
 };
@@ -461,11 +466,15 @@ static void check_option(const struct optset *os, const struct option *o, const 
     if (!d)
         fprintf(stderr, "\n%s: unexpected option key %s\n", os->name, o->key);
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    CU_ASSERT_EQUAL(o->cost, d->cost);
+    /* Each alternative with its cost, written as the table writes it. */
     char grants[256] = "";
     for (int g = 0; g < o->ngrants; g++) {
         size_t l = strlen(grants);
         snprintf(grants + l, sizeof grants - l, "%s%s", g ? "|" : "", o->grants[g]);
+        if (o->grant_cost[g] != d->cost) {
+            l = strlen(grants);
+            snprintf(grants + l, sizeof grants - l, ":%d", o->grant_cost[g]);
+        }
     }
     if (strcmp(grants, d->grants) != 0)
         fprintf(stderr, "\n%s %s: grants %s, want %s\n", os->name, o->id, grants, d->grants);
@@ -530,7 +539,7 @@ static void test_all_pairs(void)
                 for (int j = 0; j < 6; j++) {
                     enum face f[2] = {face_of_index(i), face_of_index(j)};
                     struct option_list got;
-                    reserve_options(rs, (enum side)s, f, 2, NULL, 0, &got);
+                    reserve_options(rs, (enum side)s, f, 2, NULL, &got);
                     char ids[16][80];
                     char *want[16];
                     int nwant = expected_ids(os, f[0], f[1], ids, want);
@@ -571,13 +580,16 @@ static void test_grant_rewrites(void)
         if (strcmp(rs->what_if.events[i].id, "british-tank-regiment") == 0)
             btr = &rs->what_if.events[i];
     CU_ASSERT_PTR_NOT_NULL_FATAL(btr);
-    struct grant_rewrite rw[4];
-    int n = what_if_rewrites(btr, SIDE_ALLIES, rw, 4);
-    CU_ASSERT_EQUAL(n, 2);
-    CU_ASSERT_EQUAL(what_if_rewrites(btr, SIDE_AXIS, rw + n, 4 - n), 0);
+    static struct option_mods mods, axis_mods;
+    memset(&mods, 0, sizeof mods);
+    what_if_option_mods(btr, SIDE_ALLIES, &mods);
+    CU_ASSERT_EQUAL(mods.nrewrites, 2);
+    memset(&axis_mods, 0, sizeof axis_mods);
+    what_if_option_mods(btr, SIDE_AXIS, &axis_mods);
+    CU_ASSERT_EQUAL(axis_mods.nrewrites + axis_mods.nremovals, 0);
     enum face f[2] = {FACE_ARMOR, FACE_STAR};
     struct option_list got;
-    reserve_options(rs, SIDE_ALLIES, f, 2, rw, n, &got);
+    reserve_options(rs, SIDE_ALLIES, f, 2, &mods, &got);
     CU_ASSERT_EQUAL_FATAL(got.n, 2);
     CU_ASSERT_STRING_EQUAL(got.o[0].id, "armor@0");
     CU_ASSERT_STRING_EQUAL(got.o[0].grants[0], "armor-3-elite");
@@ -586,10 +598,10 @@ static void test_grant_rewrites(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(got.o[0].text, "3-figure"));
     /* Grenade: infantry | armor-3-elite | artillery (rewritten in place, order kept). */
     enum face g[2] = {FACE_GRENADE, FACE_FLAG};
-    reserve_options(rs, SIDE_ALLIES, g, 2, rw, n, &got);
+    reserve_options(rs, SIDE_ALLIES, g, 2, &mods, &got);
     CU_ASSERT_STRING_EQUAL(got.o[0].grants[1], "armor-3-elite");
     /* The Axis is not affected. */
-    reserve_options(rs, SIDE_AXIS, f, 2, NULL, 0, &got);
+    reserve_options(rs, SIDE_AXIS, f, 2, NULL, &got);
     CU_ASSERT_STRING_EQUAL(got.o[0].grants[0], "armor");
 }
 
@@ -599,7 +611,7 @@ static void test_three_dice(void)
     const struct ruleset *rs = rs_get("standard");
     enum face f[3] = {FACE_STAR, FACE_INFANTRY, FACE_STAR};
     struct option_list got;
-    reserve_options(rs, SIDE_AXIS, f, 3, NULL, 0, &got);
+    reserve_options(rs, SIDE_AXIS, f, 3, NULL, &got);
     const char *want[] = {"infantry@1", "star-infantry@0+1", "star-infantry@1+2", "star-star@0+2"};
     CU_ASSERT_EQUAL_FATAL(got.n, 4);
     for (int i = 0; i < 4; i++)

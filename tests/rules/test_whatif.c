@@ -164,18 +164,28 @@ static const struct scope_case scope_cases[] = {
     {"bicycle-blitzkrieg", "advanced-training", 7, "Singapore", true},
     {"bicycle-blitzkrieg", "no-bicycles", 1, "Kota Bharu", false},
     {"bicycle-blitzkrieg", "no-bicycles", 2, "Ban Sadao", false},
-    {"bicycle-blitzkrieg", "no-bicycles", 2, "battle of ban sadao", false},
+    /* RULES.md 9: "Scenario names match whole names, case and spacing ignored". */
+    {"bicycle-blitzkrieg", "no-bicycles", 2, "  ban   SADAO ", false},
+    {"bicycle-blitzkrieg", "no-bicycles", 2, "battle of ban sadao", true},
+    {"bicycle-blitzkrieg", "no-bicycles", 2, "Kota Baru", true}, /* not "Kota Bharu" */
     {"bicycle-blitzkrieg", "no-bicycles", 3, "Jitra", true},
     {"bicycle-blitzkrieg", "fortifications", 3, "Jitra", false},
     {"bicycle-blitzkrieg", "fortifications", 6, "Singapore", true},
-    {"bicycle-blitzkrieg", "defensive-works", 1, "Kota Bharu", true},
-    {"bicycle-blitzkrieg", "defensive-works", 2, "Jitra", false},
+    /* 001: Defensive Works, "Ignore all post-scenario instructions to remove sandbags from
+     * British troops in the next scenario": RULES.md 9 shows it with battle 1's result and at
+     * battle 2, not at battle 1 (scope_results below). */
+    {"bicycle-blitzkrieg", "defensive-works", 1, "Kota Bharu", false},
+    {"bicycle-blitzkrieg", "defensive-works", 2, "Jitra", true},
+    {"bicycle-blitzkrieg", "defensive-works", 3, "Kampar", false},
     {"bicycle-blitzkrieg", "relief", 1, "Kota Bharu", false}, /* a token change only */
     {"fall-of-poland", "poland-mobilizes", 1, "Mokra", true},
     {"fall-of-poland", "poland-mobilizes", 2, "Hel", true},
     {"fall-of-poland", "poland-mobilizes", 3, "Kupa", false},
     {"fall-of-poland", "minefields", 4, "Kupa", true},
-    {"fall-of-poland", "minefields", 4, "Hel Peninsula", true},
+    {"fall-of-poland", "minefields", 4, "Hel Peninsula", false},
+    /* D6 of the audit: an effect for "Hel" applied at "Defence of Chelm". */
+    {"fall-of-poland", "minefields", 4, "Defence of Chelm", false},
+    {"fall-of-poland", "minefields", 4, "hel", true},
     {"fall-of-poland", "minefields", 1, "Mokra", false},
     {"fall-of-poland", "soviet-invasion", 5, "Szack", true},
     {"fall-of-poland", "soviet-invasion", 5, "Hel", false},
@@ -187,12 +197,112 @@ static void test_scopes(void)
         const struct scope_case *c = &scope_cases[i];
         const struct event_def *ev = event(c->ruleset, c->event);
         CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
-        bool shown = scope_applies(&ev->scope, c->battle, c->scenario);
+        bool shown = scope_applies(&ev->scope, c->battle, c->scenario, 0);
         if (shown != c->shown)
             fprintf(stderr, "\n%s at battle %d (%s): %d\n", c->event, c->battle, c->scenario,
                     shown);
         CU_ASSERT_EQUAL(shown, c->shown);
     }
+}
+
+/* Shown with a battle's result (RULES.md 9: Defensive Works with battle 1's result). */
+static void test_scope_results(void)
+{
+    const struct event_def *dw = event("bicycle-blitzkrieg", "defensive-works");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dw);
+    CU_ASSERT_TRUE(scope_applies_result(&dw->scope, 1));
+    CU_ASSERT_FALSE(scope_applies_result(&dw->scope, 2));
+    const struct event_def *relief = event("bicycle-blitzkrieg", "relief");
+    CU_ASSERT_FALSE(scope_applies_result(&relief->scope, 1));
+    /* Night Attacks (RULES.md 9): only the battle the Axis picked, none before it picks. */
+    const struct event_def *night = event("island-hoppers", "night-attacks");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(night);
+    CU_ASSERT_FALSE(scope_applies(&night->scope, 2, "Tarawa", 0));
+    CU_ASSERT_TRUE(scope_applies(&night->scope, 2, "Tarawa", 2));
+    CU_ASSERT_FALSE(scope_applies(&night->scope, 3, "Saipan", 2));
+}
+
+/* Whole-name matching, directly. */
+static void test_name_matching(void)
+{
+    static const struct {
+        const char *a, *b;
+        bool same;
+    } t[] = {
+        {"Hel", "Hel", true},
+        {"Hel", "hel", true},
+        {"Hel", " Hel ", true},
+        {"Kota  Bharu", "kota bharu", true},
+        {"Kota Bharu", "KotaBharu", false},
+        {"Hel", "Chelm", false},
+        {"Hel", "Defence of Chelm", false},
+        {"Hel", "Hel Peninsula", false},
+        {"", "", true},
+        {"Hel", "", false},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        bool got = scenario_names_match(t[i].a, t[i].b);
+        if (got != t[i].same)
+            fprintf(stderr, "\n\"%s\" vs \"%s\": %d\n", t[i].a, t[i].b, got);
+        CU_ASSERT_EQUAL(got, t[i].same);
+        CU_ASSERT_EQUAL(scenario_names_match(t[i].b, t[i].a), t[i].same);
+    }
+}
+
+/* Effects that change play are state (RULES.md 9). */
+static void test_effects_as_state(void)
+{
+    /* 001, Allied Air Supremacy: "The Axis player may not play any Air Sortie or Air Power card
+     * / token for the rest of the campaign." Every air grant leaves the Axis options. */
+    const struct ruleset *ih = rs_get("island-hoppers");
+    const struct event_def *aas = event("island-hoppers", "allied-air-supremacy");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(aas);
+    static struct option_mods mods;
+    memset(&mods, 0, sizeof mods);
+    what_if_option_mods(aas, SIDE_AXIS, &mods);
+    enum face ss[2] = {FACE_STAR, FACE_STAR};
+    static struct option_list got;
+    reserve_options(ih, SIDE_AXIS, ss, 2, &mods, &got);
+    for (int i = 0; i < got.n; i++)
+        for (int g = 0; g < got.o[i].ngrants; g++) {
+            CU_ASSERT_STRING_NOT_EQUAL(got.o[i].grants[g], "air-sortie");
+            CU_ASSERT_STRING_NOT_EQUAL(got.o[i].grants[g], "air-power");
+        }
+    CU_ASSERT_EQUAL(got.n, 2); /* the elite units and the campaign's own stay */
+    memset(&mods, 0, sizeof mods);
+    what_if_option_mods(aas, SIDE_ALLIES, &mods); /* the Allies keep theirs */
+    CU_ASSERT_EQUAL(mods.nremovals, 0);
+    /* 001, Soviet Invasion: "The Soviet side gets to move first at the battle of Szack and they
+     * may ignore the Commissar rule." */
+    const struct event_def *si = event("fall-of-poland", "soviet-invasion");
+    const struct event_def *const list[] = {si};
+    struct battle_overrides ov;
+    what_if_battle_overrides(list, 1, 4, "Szack", &ov);
+    CU_ASSERT_EQUAL(ov.first_player, SIDE_AXIS);
+    CU_ASSERT_TRUE(ov.no_commissar);
+    what_if_battle_overrides(list, 1, 4, "Kock", &ov);
+    CU_ASSERT_EQUAL(ov.first_player, -1);
+    CU_ASSERT_FALSE(ov.no_commissar);
+    /* 001, Forward Command: "the Japanese player may roll again using this table for the next
+     * scenario". */
+    const struct effect_def *fc =
+        event_effect(event("island-hoppers", "forward-command"), EFFECT_EXTRA_WHAT_IF);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fc);
+    CU_ASSERT_EQUAL(fc->side, EFFECT_AXIS);
+    /* 001, Naval Struggle: "in any scenario that involves US Navy Destroyers, the Japanese
+     * player rolls 3 dice at the start of the battle; Stars indicate hits along with the normal
+     * Grenade hits". */
+    const struct event_def *ns = event("island-hoppers", "naval-struggle");
+    static const char destroyers[1][RS_ID_MAX] = {"destroyers"};
+    CU_ASSERT_PTR_NULL(what_if_pre_battle_roll(ns, destroyers, 0));
+    const struct effect_def *roll = what_if_pre_battle_roll(ns, destroyers, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(roll);
+    CU_ASSERT_EQUAL(roll->side, EFFECT_AXIS);
+    CU_ASSERT_EQUAL(roll->dice, 3);
+    enum face f[3] = {FACE_STAR, FACE_GRENADE, FACE_INFANTRY};
+    CU_ASSERT_EQUAL(pre_battle_hits(roll, f, 3), 2);
+    enum face none[3] = {FACE_FLAG, FACE_ARMOR, FACE_INFANTRY};
+    CU_ASSERT_EQUAL(pre_battle_hits(roll, none, 3), 0);
 }
 
 static void test_stacking_flags(void)
@@ -209,5 +319,8 @@ void register_whatif_tests(void)
     CU_add_test(s, "token effects (add, set to 0, never below 0, twice)", test_token_effects);
     CU_add_test(s, "effects after the first battle", test_after_first_battle);
     CU_add_test(s, "standing effect scopes", test_scopes);
+    CU_add_test(s, "shown with a battle's result; picked battles", test_scope_results);
+    CU_add_test(s, "scenario names match whole names", test_name_matching);
+    CU_add_test(s, "effects that change play are state", test_effects_as_state);
     CU_add_test(s, "which events stack", test_stacking_flags);
 }

@@ -1,0 +1,638 @@
+/*
+ * Rules fidelity through HTTP (RULES.md 7-9, the audit's D1-D13): each reading played as a
+ * table would play it, with table dice so the faces are the ones the case needs. The seed's
+ * words are quoted where they decide. The What-if faces follow the data's reading (faces in the
+ * order infantry, armor, grenade, star, flag pick the events in the order the book lists them).
+ */
+#include "tests/api/client.h"
+#include "tests/common/testkit.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct daemon other; /* where the round trip is imported */
+static char *other_db;
+
+static int suite_init(void)
+{
+    other_db = tk_new_database("api_rules");
+    return daemon_start(&other, other_db, NULL) ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    int st = daemon_stop(&other, SIGTERM, 30);
+    free(other_db);
+    return st == 0 ? 0 : 1;
+}
+
+static void expect(struct http_resp *r, long status, const char *what)
+{
+    if (r->status != status)
+        fprintf(stderr, "\n%s: expected %ld, got %ld %s\n", what, status, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, status);
+    http_free(r);
+}
+
+/* A table-dice campaign of `ruleset` with What-if on when faces are given for it. */
+static void campaign(struct camp *c, const char *ruleset, int allies_tokens, int axis_tokens,
+                     const char *allies_what_if, const char *axis_what_if)
+{
+    char body[400];
+    bool wi = allies_what_if != NULL;
+    snprintf(body, sizeof body,
+             "{\"name\":\"rules %s\",\"ruleset\":\"%s\",\"dice\":\"table\",\"what_if\":%s,"
+             "\"reserve_tokens\":{\"allies\":%d,\"axis\":%d}}",
+             ruleset, ruleset, wi ? "true" : "false", allies_tokens, axis_tokens);
+    CU_ASSERT_FATAL(camp_create(&api_daemon, body, c));
+    if (!wi)
+        return;
+    snprintf(body, sizeof body, "{\"faces\":[\"%s\"]}", allies_what_if);
+    expect(camp_post(&api_daemon, c, ALLIES, "/what-if", body), 201, "allies what-if");
+    snprintf(body, sizeof body, "{\"faces\":[\"%s\"]}", axis_what_if);
+    expect(camp_post(&api_daemon, c, AXIS, "/what-if", body), 201, "axis what-if");
+}
+
+static void new_battle(struct camp *c, const char *scenario, const char *first, const char *extra)
+{
+    char body[400];
+    snprintf(body, sizeof body,
+             "{\"scenario\":\"%s\",\"first_player\":\"%s\",\"cards\":{\"allies\":5,\"axis\":5}%s}",
+             scenario, first, extra ? extra : ",\"medals_to_win\":6");
+    expect(camp_post(&api_daemon, c, ORGANIZER, "/battles", body), 201, scenario);
+}
+
+/* Both sides roll their reserves at the table and take nothing. */
+static void reserves(struct camp *c, int n, const char *allies, const char *axis)
+{
+    char p[64], body[128];
+    snprintf(p, sizeof p, "/battles/%d/reserve-roll", n);
+    snprintf(body, sizeof body, "{\"faces\":[%s]}", allies);
+    expect(camp_post(&api_daemon, c, ALLIES, p, body), 201, "allies reserve roll");
+    snprintf(body, sizeof body, "{\"faces\":[%s]}", axis);
+    expect(camp_post(&api_daemon, c, AXIS, p, body), 201, "axis reserve roll");
+}
+
+static void choose_nothing(struct camp *c, int n, enum who who)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/battles/%d/reserve-choice", n);
+    expect(camp_post(&api_daemon, c, who, p, "{\"options\":[]}"), 200, "take nothing");
+}
+
+static void result(struct camp *c, int n, const char *winner, int allies, int axis)
+{
+    char p[64], body[200];
+    snprintf(p, sizeof p, "/battles/%d/result", n);
+    snprintf(body, sizeof body, "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d}}",
+             winner, allies, axis);
+    expect(camp_post(&api_daemon, c, ORGANIZER, p, body), 200, "result");
+}
+
+/* Whether a battle's list (effects, effects_at_result) names the event. */
+static bool lists(const struct camp *c, int n, const char *list, const char *event)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/battles/%d", n);
+    struct http_resp *r = camp_get(&api_daemon, c, p);
+    json_t *a = http_json_at(r, list);
+    bool found = false;
+    for (size_t i = 0; i < json_array_size(a); i++)
+        found |= strcmp(json_string_value(json_object_get(json_array_get(a, i), "id")), event) == 0;
+    http_free(r);
+    return found;
+}
+
+static long tokens(const struct camp *c, const char *side)
+{
+    struct http_resp *r = camp_get(&api_daemon, c, "");
+    char p[64];
+    snprintf(p, sizeof p, "sides.%s.reserve_tokens", side);
+    long v = http_int(r, p);
+    http_free(r);
+    return v;
+}
+
+/* D1. 001, Fall of Poland, Axis FLAG + STAR: "German elite infantry unit ... or Air Power / Air
+ * Sortie token"; RULES.md 9: the elite infantry unit costs 1 token, the air token 0. */
+static void test_cost_per_alternative(void)
+{
+    struct camp c;
+    campaign(&c, "fall-of-poland", 0, 1, NULL, NULL);
+    new_battle(&c, "Mokra", "axis", NULL);
+    reserves(&c, 1, "\"infantry\",\"armor\"", "\"flag\",\"star\"");
+    struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
+    json_t *opts = http_json_at(r, "reserves.axis.options"), *sf = NULL;
+    for (size_t i = 0; i < json_array_size(opts); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(opts, i), "id")),
+                   "star-flag@0+1") == 0)
+            sf = json_array_get(opts, i);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sf);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(sf, "grants"), 0)),
+                           "elite-infantry");
+    CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(sf, "costs"), 0)), 1);
+    CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(sf, "costs"), 1)), 0);
+    http_free(r);
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
+                     "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"elite-infantry\"}]}"),
+           200, "elite infantry for a token");
+    CU_ASSERT_EQUAL(tokens(&c, "axis"), 0);
+    /* With no token left, the elite infantry is refused and the air token is free. */
+    struct camp d;
+    campaign(&d, "fall-of-poland", 0, 0, NULL, NULL);
+    new_battle(&d, "Mokra", "axis", NULL);
+    reserves(&d, 1, "\"infantry\",\"armor\"", "\"flag\",\"star\"");
+    r = camp_post(&api_daemon, &d, AXIS, "/battles/1/reserve-choice",
+                  "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"elite-infantry\"}]}");
+    assert_problem(r, 422, "not-enough-tokens");
+    http_free(r);
+    expect(camp_post(&api_daemon, &d, AXIS, "/battles/1/reserve-choice",
+                     "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"air-sortie\"}]}"),
+           200, "air token free");
+    CU_ASSERT_EQUAL(tokens(&d, "axis"), 0);
+}
+
+/* D2. 001, Defensive Works: "Ignore all post-scenario instructions to remove sandbags from
+ * British troops in the next scenario": with battle 1's result and at battle 2, not before. */
+static void test_defensive_works(void)
+{
+    struct camp c;
+    campaign(&c, "bicycle-blitzkrieg", 2, 2, "star", "infantry"); /* Allies: Defensive Works */
+    new_battle(&c, "Kota Bharu", "axis", NULL);
+    CU_ASSERT_FALSE(lists(&c, 1, "effects", "defensive-works"));
+    CU_ASSERT_TRUE(lists(&c, 1, "effects_at_result", "defensive-works"));
+    reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 1, ALLIES);
+    choose_nothing(&c, 1, AXIS);
+    result(&c, 1, "axis", 2, 6);
+    new_battle(&c, "Jitra", "axis", NULL);
+    CU_ASSERT_TRUE(lists(&c, 2, "effects", "defensive-works"));
+    CU_ASSERT_FALSE(lists(&c, 2, "effects_at_result", "defensive-works"));
+}
+
+/* D3. 001, Allied Air Supremacy: "The Axis player may not play any Air Sortie or Air Power card
+ * / token for the rest of the campaign": no air grant is offered, and choosing one is refused. */
+static void test_air_supremacy(void)
+{
+    struct camp c;
+    campaign(&c, "island-hoppers", 2, 2, "grenade", "infantry"); /* Allies: Air Supremacy */
+    new_battle(&c, "Guadalcanal", "allies", NULL);
+    reserves(&c, 1, "\"star\",\"star\"", "\"star\",\"star\"");
+    struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
+    int air[2] = {0, 0};
+    for (int s = 0; s < 2; s++) {
+        char p[64];
+        snprintf(p, sizeof p, "reserves.%s.options", s ? "axis" : "allies");
+        json_t *opts = http_json_at(r, p);
+        for (size_t i = 0; i < json_array_size(opts); i++) {
+            json_t *g = json_object_get(json_array_get(opts, i), "grants");
+            for (size_t k = 0; k < json_array_size(g); k++)
+                air[s] += strncmp(json_string_value(json_array_get(g, k)), "air-", 4) == 0;
+        }
+    }
+    http_free(r);
+    CU_ASSERT_EQUAL(air[1], 0); /* the Axis: none */
+    CU_ASSERT(air[0] > 0);      /* the Allies keep theirs */
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
+                  "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}");
+    assert_problem(r, 422, "invalid-grant");
+    http_free(r);
+}
+
+/* D4. 001, Forward Command: "After playing one scenario with this What If event, the Japanese
+ * player may roll again using this table for the next scenario, if they wish." */
+static void test_forward_command(void)
+{
+    struct camp c;
+    campaign(&c, "island-hoppers", 2, 2, "infantry", "star"); /* Axis: Forward Command */
+    struct http_resp *r = camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"flag\"]}");
+    assert_problem(r, 409, "already-done"); /* not before a scenario was played */
+    http_free(r);
+    new_battle(&c, "Guadalcanal", "allies", NULL);
+    reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 1, ALLIES);
+    choose_nothing(&c, 1, AXIS);
+    result(&c, 1, "allies", 6, 3);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "what_if_again.axis")));
+    CU_ASSERT_TRUE(json_is_false(http_json_at(r, "what_if_again.allies")));
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ALLIES, "/what-if", "{\"faces\":[\"flag\"]}");
+    assert_problem(r, 409, "already-done");
+    http_free(r);
+    expect(camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"flag\"]}"), 201,
+           "the Axis rolls again");
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "what_if_rolls.axis.again.event"), "cave-construction");
+    CU_ASSERT_EQUAL(http_int(r, "what_if_rolls.axis.again.after_battle"), 1);
+    CU_ASSERT_TRUE(json_is_false(http_json_at(r, "what_if_again.axis")));
+    http_free(r);
+    r = camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"armor\"]}");
+    assert_problem(r, 409, "already-done"); /* once */
+    http_free(r);
+}
+
+/* D5. 001, Soviet Invasion: "The Soviet side gets to move first at the battle of Szack and they
+ * may ignore the Commissar rule." The set-up says otherwise; the battle is set up as the event
+ * says, and the victory events are resolved Axis first. */
+static void test_soviet_invasion(void)
+{
+    struct camp c;
+    campaign(&c, "fall-of-poland", 2, 2, "infantry", "flag"); /* Axis: Soviet Invasion */
+    new_battle(&c, "Mokra", "allies", ",\"medals_to_win\":6,\"commissar\":\"axis\"");
+    struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "allies"); /* not Szack: as set up */
+    CU_ASSERT_STRING_EQUAL(http_str(r, "commissar"), "axis");
+    http_free(r);
+    reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 1, ALLIES);
+    choose_nothing(&c, 1, AXIS);
+    result(&c, 1, "allies", 6, 1);
+    new_battle(&c, "  szack ", "allies", ",\"medals_to_win\":6,\"commissar\":\"axis\"");
+    r = camp_get(&api_daemon, &c, "/battles/2");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "axis");
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "commissar")));
+    http_free(r);
+    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
+                     "{\"faces\":[\"infantry\",\"star\",\"flag\"]}"),
+           201, "allies victory events");
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
+                     "{\"faces\":[\"infantry\",\"star\"]}"),
+           201, "axis victory events");
+    r = camp_get(&api_daemon, &c, "/battles/2");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "victory_events.instructions.0.roller"), "axis");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "victory_events.instructions.2.roller"), "allies");
+    /* No Commissar note, although the Axis start with 5 - 1 cards only... and never one. */
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "victory_events.notes")), 0);
+    http_free(r);
+}
+
+/* D6. RULES.md 9: "Scenario names match whole names, case and spacing ignored ("Hel" never
+ * matches "Chelm")." */
+static void test_whole_names(void)
+{
+    struct camp c;
+    campaign(&c, "fall-of-poland", 2, 2, "star", "infantry"); /* Allies: Minefields (Hel, Kupa) */
+    new_battle(&c, "Defence of Chelm", "allies", NULL);
+    CU_ASSERT_FALSE(lists(&c, 1, "effects", "minefields"));
+    reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 1, ALLIES);
+    choose_nothing(&c, 1, AXIS);
+    result(&c, 1, "allies", 6, 0);
+    new_battle(&c, "HEL", "allies", NULL);
+    CU_ASSERT_TRUE(lists(&c, 2, "effects", "minefields"));
+}
+
+/* D7. RULES.md 9: "Campaign Book 1 winner: the side with more campaign victory points (medals +
+ * objective bonus), ties broken by battles won." The audit's case: Allies 2 wins and 12 medals,
+ * Axis 1 win, 14 medals and 2 objective medals (Flanking Caen track: Axis 1 for 1+): the Axis
+ * have 15 points against 12 and win. D8: star + star is the campaign's own 1 Air Power token. */
+static void test_cb1_winner_and_two_stars(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"cb1\",\"ruleset\":\"cb1-flanking-caen\",\"dice\":"
+                                "\"table\"}",
+                                &c));
+    struct http_resp *part =
+        camp_post(&api_daemon, &c, ORGANIZER, "/battles", "{\"scenario\":\"Securing\"}");
+    assert_problem(part, 422, "scenario-not-next"); /* a part of the name is not the name */
+    http_free(part);
+    const int medals[3][2] = {{5, 4}, {6, 4}, {1, 6}};
+    const char *winners[3] = {"allies", "allies", "axis"};
+    for (int n = 1; n <= 3; n++) {
+        /* "Scenario names match whole names, case and spacing ignored" (RULES.md 9). */
+        expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                         n == 1 ? "{\"scenario\":\" securing  the FLANK\"}" : "{}"),
+               201, "next scenario");
+        char p[64], body[320];
+        if (n > 1) {
+            snprintf(p, sizeof p, "/battles/%d/victory-events", n);
+            for (int s = 0; s < 2; s++) {
+                char q[64];
+                snprintf(q, sizeof q, "/battles/%d", n);
+                struct http_resp *bt = camp_get(&api_daemon, &c, q);
+                snprintf(q, sizeof q, "victory_events.dice.%s", s ? "axis" : "allies");
+                long dice = http_int(bt, q);
+                http_free(bt);
+                char faces[256] = "";
+                for (long k = 0; k < dice && k < 30; k++)
+                    strcat(faces, k ? ",\"flag\"" : "\"flag\"");
+                snprintf(body, sizeof body, "{\"faces\":[%s]}", faces);
+                expect(camp_post(&api_daemon, &c, s ? AXIS : ALLIES, p, body), 201, "victory");
+            }
+        }
+        reserves(&c, n, "\"star\",\"star\"", "\"flag\",\"flag\"");
+        if (n == 1) {
+            struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
+            CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "reserves.allies.options")), 1);
+            CU_ASSERT_STRING_EQUAL(http_str(r, "reserves.allies.options.0.grants.0"), "air-power");
+            CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "reserves.allies.options.0.grants")),
+                            1);
+            CU_ASSERT_EQUAL(http_int(r, "reserves.allies.options.0.cost"), 0);
+            http_free(r);
+        }
+        choose_nothing(&c, n, ALLIES);
+        choose_nothing(&c, n, AXIS);
+        snprintf(p, sizeof p, "/battles/%d/result", n);
+        snprintf(body, sizeof body,
+                 "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d},"
+                 "\"objective_medals\":{\"allies\":0,\"axis\":%d}}",
+                 winners[n - 1], medals[n - 1][0], medals[n - 1][1], n == 3 ? 2 : 0);
+        expect(camp_post(&api_daemon, &c, ORGANIZER, p, body), 200, "cb1 result");
+    }
+    struct http_resp *r = camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "winner"), "axis");
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(http_int(r, "sides.allies.victory_points"), 12);
+    CU_ASSERT_EQUAL(http_int(r, "sides.axis.victory_points"), 15);
+    CU_ASSERT_EQUAL(http_int(r, "sides.allies.battles_won"), 2);
+    http_free(r);
+}
+
+/* D9-D11: the readings are in the data and said to players: the What-if face mapping is
+ * provisional, wherever a roll is shown. */
+static void test_readings_shown(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"note\",\"ruleset\":\"break-through-normandy\","
+                                "\"dice\":\"table\",\"what_if\":true}",
+                                &c));
+    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/what-if", "{\"faces\":[\"star\"]}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "note"), "icons"));
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "what_if_note"), "icons"));
+    http_free(r);
+    r = api(&api_daemon, "GET", "/api/v1/rulesets/standard", NULL, ANYONE, NULL, NULL);
+    CU_ASSERT(strlen(http_str(r, "readings.grenades_chosen_by_roller")) > 0);
+    http_free(r);
+    r = api(&api_daemon, "GET", "/api/v1/rulesets/island-hoppers", NULL, ANYONE, NULL, NULL);
+    CU_ASSERT(strlen(http_str(r, "reserve.allies.star-infantry-veteran.reading")) > 0);
+    http_free(r);
+}
+
+/* D12. API.md: a result whose loser reached the medals to win, or whose winner did not, is
+ * refused (422 result-inconsistent, with the field), unless it was a sudden death. */
+static void test_results_that_cannot_be_right(void)
+{
+    struct camp c;
+    campaign(&c, "standard", 2, 2, NULL, NULL);
+    new_battle(&c, "A", "allies", ",\"medals_to_win\":4");
+    reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 1, ALLIES);
+    choose_nothing(&c, 1, AXIS);
+    static const struct {
+        const char *body, *field;
+    } bad[] = {
+        {"{\"winner\":\"axis\",\"medals\":{\"allies\":9,\"axis\":0}}", "medals.allies"},
+        {"{\"winner\":\"axis\",\"medals\":{\"allies\":4,\"axis\":4}}", "medals.allies"},
+        {"{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2}}", "medals.allies"},
+    };
+    long version = camp_version(&api_daemon, &c);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct http_resp *r =
+            camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result", bad[i].body);
+        assert_problem(r, 422, "result-inconsistent");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), bad[i].field);
+        http_free(r);
+    }
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
+    /* A scenario won by its special condition: the medals need not say so. */
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result",
+                     "{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2},"
+                     "\"sudden_death\":true}"),
+           200, "sudden death");
+    struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "result.sudden_death")));
+    http_free(r);
+}
+
+/* D13. RULES.md 7 (003: "total the number of Victory Medals found on each map ... Only the total
+ * number of medals matters"): Sword + Juno, OverThrough: 29 medals, Commanders-in-Chief 12
+ * (Allies) and 9 (Axis) cards; the British Landings 41; all six maps 78. */
+static void test_multi_map(void)
+{
+    struct camp c;
+    campaign(&c, "standard", 2, 2, NULL, NULL);
+    struct http_resp *r =
+        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"Sword and Juno\",\"first_player\":\"allies\",\"maps\":"
+                  "[\"juno\",\"sword\"]}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "medals_to_win"), 29);
+    CU_ASSERT_EQUAL(http_int(r, "cards.allies"), 12);
+    CU_ASSERT_EQUAL(http_int(r, "cards.axis"), 9);
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "maps.1.name"), "Sword Beach");
+    http_free(r);
+    reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 1, ALLIES);
+    choose_nothing(&c, 1, AXIS);
+    result(&c, 1, "allies", 31, 22); /* beyond the total: it counts */
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"British\",\"first_player\":\"allies\",\"maps\":[\"sword\","
+                  "\"juno\",\"gold\"],\"cards\":{\"allies\":6,\"axis\":6}}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "medals_to_win"), 41);
+    http_free(r);
+    /* Refusals, nothing written. */
+    struct camp d;
+    campaign(&d, "standard", 2, 2, NULL, NULL);
+    static const struct {
+        const char *body, *code, *field;
+    } bad[] = {
+        {"{\"scenario\":\"X\",\"first_player\":\"allies\",\"maps\":[\"sword\",\"utah\"]}",
+         "invalid-field", "maps"},
+        {"{\"scenario\":\"X\",\"first_player\":\"allies\",\"maps\":[\"sword\",\"mars\"]}",
+         "invalid-field", "maps[1]"},
+        {"{\"scenario\":\"X\",\"first_player\":\"allies\",\"maps\":[\"sword\",\"juno\"],"
+         "\"medals_to_win\":20}",
+         "invalid-field", "medals_to_win"},
+        {"{\"scenario\":\"X\",\"first_player\":\"allies\",\"maps\":[\"omaha\",\"utah\","
+         "\"us-airborne\"]}",
+         "missing-field", "cards.allies"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = camp_post(&api_daemon, &d, ORGANIZER, "/battles", bad[i].body);
+        assert_problem(r, 400, bad[i].code);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), bad[i].field);
+        http_free(r);
+    }
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &d), 1);
+}
+
+/* RULES.md 9: "Air Power / Air Sortie tokens and Veteran Stars won by reserve rolls are held per
+ * side until the organizer marks them used, and shown in the standing", removed at the end. */
+static void test_held_tokens(void)
+{
+    struct camp c;
+    campaign(&c, "standard", 2, 2, NULL, NULL);
+    new_battle(&c, "A", "allies", NULL);
+    reserves(&c, 1, "\"star\",\"star\"", "\"star\",\"star\"");
+    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
+                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
+           200, "an air token");
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
+                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"elite-armor\"}]}"),
+           200, "a unit, not kept");
+    struct http_resp *r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 1);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "sides.allies.held.0.grant"), "air-sortie");
+    CU_ASSERT_EQUAL(http_int(r, "sides.allies.held.0.battle"), 1);
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.axis.held")), 0);
+    long id = http_int(r, "sides.allies.held.0.id");
+    http_free(r);
+    char p[64];
+    snprintf(p, sizeof p, "/held/%ld/use", id);
+    r = camp_post(&api_daemon, &c, ALLIES, p, "{}");
+    assert_problem(r, 403, "forbidden");
+    http_free(r);
+    expect(camp_post(&api_daemon, &c, ORGANIZER, p, "{}"), 200, "used");
+    r = camp_post(&api_daemon, &c, ORGANIZER, p, "{}");
+    assert_problem(r, 409, "already-done");
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/held/99/use", "{}");
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 0);
+    http_free(r);
+    /* Another one, then the end: removed. */
+    result(&c, 1, "allies", 6, 0);
+    new_battle(&c, "B", "allies", NULL);
+    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
+                     "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
+           201, "ve");
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
+                     "{\"faces\":[\"flag\",\"flag\"]}"),
+           201, "ve");
+    reserves(&c, 2, "\"star\",\"star\"", "\"flag\",\"flag\"");
+    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/reserve-choice",
+                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
+           200, "another air token");
+    choose_nothing(&c, 2, AXIS);
+    result(&c, 2, "axis", 1, 6);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 1);
+    http_free(r);
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}"), 200, "finish");
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 0);
+    http_free(r);
+}
+
+/* 001, Naval Struggle: "in any scenario that involves US Navy Destroyers, the Japanese player
+ * rolls 3 dice at the start of the battle; Stars indicate hits along with the normal Grenade
+ * hits". Night Attacks: "Axis player may opt to make any one scenario in the campaign a Night
+ * Attack". Both recorded, then the campaign survives export and import. */
+static void test_naval_struggle_and_night_attacks(void)
+{
+    struct camp c;
+    campaign(&c, "island-hoppers", 2, 2, "star", "grenade"); /* Naval Struggle, Night Attacks */
+    new_battle(&c, "Guadalcanal", "allies", ",\"medals_to_win\":6,\"features\":[\"destroyers\"]");
+    struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "phase"), "victory_events");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "waiting_for.0"), "axis:pre-battle-roll");
+    CU_ASSERT_EQUAL(http_int(r, "pre_battle_rolls.0.dice"), 3);
+    CU_ASSERT_FALSE(lists(&c, 1, "effects", "night-attacks")); /* not picked yet */
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "");
+    json_t *effects = http_json_at(r, "effects");
+    for (size_t i = 0; i < json_array_size(effects); i++) {
+        json_t *e = json_array_get(effects, i);
+        bool night = strcmp(json_string_value(json_object_get(e, "id")), "night-attacks") == 0;
+        CU_ASSERT_STRING_EQUAL(night ? json_string_value(json_object_get(e, "picked_by")) : "-",
+                               night ? "axis" : "-");
+        CU_ASSERT_PTR_NULL(json_object_get(e, "picked_battle"));
+    }
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/pre-battle-roll",
+                  "{\"faces\":[\"star\",\"star\",\"star\"]}");
+    assert_problem(r, 422, "rule-violation"); /* the Japanese player rolls */
+    http_free(r);
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
+                  "{\"faces\":[\"star\",\"star\"]}");
+    assert_problem(r, 409, "wrong-phase"); /* the naval roll comes first */
+    http_free(r);
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/pre-battle-roll",
+                  "{\"faces\":[\"star\",\"grenade\",\"flag\"]}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "hits"), 2);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "phase"), "reserves");
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "/rolls");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "2.purpose"), "pre_battle");
+    http_free(r);
+    /* Night Attacks: the Allies cannot pick, the Axis can, once. */
+    r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/pick", "{\"event\":\"night-attacks\"}");
+    assert_problem(r, 403, "forbidden");
+    http_free(r);
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}"),
+           200, "picked");
+    CU_ASSERT_TRUE(lists(&c, 1, "effects", "night-attacks"));
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}");
+    assert_problem(r, 409, "already-done");
+    http_free(r);
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/pick", "{\"event\":\"naval-struggle\"}");
+    assert_problem(r, 400, "invalid-field");
+    http_free(r);
+    reserves(&c, 1, "\"star\",\"star\"", "\"flag\",\"flag\"");
+    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
+                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
+           200, "allies air");
+    choose_nothing(&c, 1, AXIS);
+    result(&c, 1, "axis", 2, 6);
+    /* A battle without Destroyers: no naval roll. */
+    new_battle(&c, "Savo", "allies", NULL);
+    r = camp_get(&api_daemon, &c, "/battles/2");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "pre_battle_rolls")), 0);
+    http_free(r);
+    CU_ASSERT_FALSE(lists(&c, 2, "effects", "night-attacks"));
+    /* Everything recorded survives the round trip. */
+    r = camp_get(&api_daemon, &c, "/export");
+    struct http_resp *imp =
+        api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, r->body, NULL);
+    if (imp->status != 201)
+        fprintf(stderr, "\nimport: %s\n", imp->body);
+    CU_ASSERT_EQUAL(imp->status, 201);
+    http_free(imp);
+    http_free(r);
+    struct http_resp *a = camp_get(&api_daemon, &c, "/battles/1"),
+                     *b = camp_get(&other, &c, "/battles/1");
+    const char *same[] = {"pre_battle_rolls", "effects", "result", "first_player"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        CU_ASSERT_TRUE(json_equal(http_json_at(a, same[i]), http_json_at(b, same[i])));
+    http_free(a);
+    http_free(b);
+    a = camp_get(&api_daemon, &c, "");
+    b = camp_get(&other, &c, "");
+    CU_ASSERT_TRUE(json_equal(http_json_at(a, "sides"), http_json_at(b, "sides")));
+    http_free(a);
+    http_free(b);
+}
+
+void register_rules_tests(void)
+{
+    CU_pSuite s = CU_add_suite("rules fidelity (RULES.md 7-9)", suite_init, suite_clean);
+    CU_add_test(s, "D1 an option's alternatives cost differently", test_cost_per_alternative);
+    CU_add_test(s, "D2 Defensive Works: battle 1's result and battle 2", test_defensive_works);
+    CU_add_test(s, "D3 Allied Air Supremacy takes the Axis air grants", test_air_supremacy);
+    CU_add_test(s, "D4 Forward Command: one more What-if roll", test_forward_command);
+    CU_add_test(s, "D5 Soviet Invasion at Szack", test_soviet_invasion);
+    CU_add_test(s, "D6 scenario names match whole names", test_whole_names);
+    CU_add_test(s, "D7 CB1 victory points decide; D8 its two stars", test_cb1_winner_and_two_stars);
+    CU_add_test(s, "D9-D11 readings shown", test_readings_shown);
+    CU_add_test(s, "D12 results that cannot be right", test_results_that_cannot_be_right);
+    CU_add_test(s, "D13 multi-map battles", test_multi_map);
+    CU_add_test(s, "granted tokens kept, used, removed", test_held_tokens);
+    CU_add_test(s, "Naval Struggle's roll, Night Attacks' battle, and the round trip",
+                test_naval_struggle_and_night_attacks);
+}
