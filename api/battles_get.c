@@ -8,7 +8,7 @@ static enum cres show(struct db *db, struct req *r, struct campaign *c, void *ar
     int n = *(int *)arg;
     struct battle *b = campaign_battle(c, n);
     if (!b) {
-        reply_problem(r, PROBLEM_NOT_FOUND, "Campaign %s has no battle %d.", c->id, n);
+        reply_problem(r, PROBLEM_NOT_FOUND, "This campaign has no battle %d.", n);
         return C_OK;
     }
     json_t *j = view_battle(db, c, b);

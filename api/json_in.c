@@ -117,6 +117,9 @@ bool body_check(json_t *obj, const struct jfield *spec, const char *path, struct
                 size_t l = strlen(known);
                 snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", k->name);
             }
+            if (!known[0])
+                return jerr_set(e, PROBLEM_UNKNOWN_FIELD, sub,
+                                "Unknown field \"%s\": this request takes no fields ({}).", sub);
             return jerr_set(e, PROBLEM_UNKNOWN_FIELD, sub, "Unknown field \"%s\"; this takes: %s.",
                             sub, known);
         }

@@ -147,11 +147,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!r)
             return MHD_NO;
         *con_cls = r;
-        /* Limits before work: refuse an announced oversized body before reading any of it. */
+        /* Limits before work: an announced oversized body is refused before any of it is kept.
+         * A client waiting for "100 Continue", or announcing more than we would read, gets the
+         * answer at once; any other is already sending it, and closing on it would reset the
+         * connection before it reads the answer, so the body is read, thrown away, and 413
+         * follows it. */
         long long cl = content_length(conn);
-        if (cl > (long long)options.max_body)
-            reply_problem(r, PROBLEM_BODY_TOO_LARGE, "The body is %lld bytes; the limit is %zu.",
-                          cl, options.max_body);
+        const char *expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Expect");
+        if (cl > (long long)options.max_body) {
+            if (expect || cl > (long long)DISCARD_LIMIT)
+                reply_problem(r, PROBLEM_BODY_TOO_LARGE,
+                              "The body is %lld bytes; the limit is %zu.", cl, options.max_body);
+            else
+                r->too_large = true;
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {

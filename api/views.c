@@ -58,7 +58,7 @@ static json_t *effect_json(const struct campaign *c, const struct effect_row *e)
         json_object_set_new(j, "picked_battle", json_integer(e->picked_battle));
     /* Who picks the battle of a "picked" event (Night Attacks: the Axis). */
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = campaign_events(c, events, RS_MAX_EVENTS);
+    int n = campaign_events(c, 0, events, RS_MAX_EVENTS);
     for (int i = 0; i < n; i++) {
         const struct effect_def *pick = event_effect(events[i], EFFECT_PICK_BATTLE);
         if (pick && strcmp(events[i]->id, e->event_id) == 0)
@@ -103,14 +103,15 @@ static bool effect_applies(const struct effect_row *e, const struct battle *b)
 {
     struct scope sc;
     row_scope(e, &sc);
-    return scope_applies(&sc, b->number, b->scenario, e->picked_battle);
+    return b->number >= e->from_battle &&
+           scope_applies(&sc, b->number, b->scenario, e->picked_battle);
 }
 
 static bool effect_at_result(const struct effect_row *e, const struct battle *b)
 {
     struct scope sc;
     row_scope(e, &sc);
-    return scope_applies_result(&sc, b->number);
+    return b->number >= e->from_battle && scope_applies_result(&sc, b->number);
 }
 
 static json_t *scenario_json(const struct scenario_def *s)

@@ -3,6 +3,7 @@
 
 #include "db/store.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,37 @@ void text_array_sql(const char (*items)[RS_ID_MAX], int n, char *out, size_t len
 
 /* A multi-map battle (RULES.md 7): the maps must be one of the ruleset's combinations, which
  * sets the medals to win and, for OverThrough, each Commander-in-Chief's command cards. */
+/* A name as players would write it: no spaces around it, one space between words. */
+static void tidy_name(const char *in, char *out, size_t len)
+{
+    size_t o = 0;
+    bool space = false;
+    for (const char *p = in; *p && o + 1 < len; p++) {
+        if (isspace((unsigned char)*p)) {
+            space = o > 0;
+            continue;
+        }
+        if (space && o + 2 < len)
+            out[o++] = ' ';
+        space = false;
+        out[o++] = *p;
+    }
+    out[o] = '\0';
+}
+
+void battle_apply_overrides(const struct campaign *c, struct battle *b)
+{
+    /* What the events in force change at this battle (Soviet Invasion at Szack). */
+    const struct event_def *events[RS_MAX_EVENTS];
+    struct battle_overrides ov;
+    what_if_battle_overrides(events, campaign_events(c, b->number, events, RS_MAX_EVENTS),
+                             b->number, b->scenario, &ov);
+    if (ov.first_player >= 0)
+        b->first_player = (enum side)ov.first_player;
+    if (ov.no_commissar)
+        b->commissar = -1;
+}
+
 static enum cres battle_maps(const struct ruleset *rs, const struct battle_input *in,
                              struct battle *nb, struct cerr *e)
 {
@@ -28,7 +60,12 @@ static enum cres battle_maps(const struct ruleset *rs, const struct battle_input
                       "maps or medals_to_win, not both.");
     int idx[RS_MAX_MAPS];
     for (int i = 0; i < in->nmaps; i++) {
-        idx[i] = map_find(&rs->maps, in->maps[i]);
+        char id[RS_ID_MAX]; /* "Sword" is sword */
+        size_t k = 0;
+        for (; in->maps[i][k] && k + 1 < sizeof id; k++)
+            id[k] = (char)tolower((unsigned char)in->maps[i][k]);
+        id[k] = '\0';
+        idx[i] = map_find(&rs->maps, id);
         if (idx[i] < 0) {
             char field[32];
             snprintf(field, sizeof field, "maps[%d]", i);
@@ -111,7 +148,10 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
         return refuse(e, PROBLEM_MISSING_FIELD, "scenario",
                       "scenario is required: this campaign has no scenario list.");
     } else {
-        snprintf(nb.scenario, sizeof nb.scenario, "%s", in->scenario);
+        tidy_name(in->scenario, nb.scenario, sizeof nb.scenario);
+        if (!nb.scenario[0])
+            return refuse(e, PROBLEM_INVALID_FIELD, "scenario",
+                          "The scenario needs a name (not only spaces).");
     }
     /* Given fields override the list's (a group may play a variant). */
     if (in->first_player >= 0)
@@ -138,15 +178,7 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
                           "%s is required: this campaign has no scenario list%s.", missing,
                           nb.nmaps ? " and these maps do not set it" : "");
     }
-    /* What the events in force change at this battle (Soviet Invasion at Szack). */
-    const struct event_def *events[RS_MAX_EVENTS];
-    struct battle_overrides ov;
-    what_if_battle_overrides(events, campaign_events(c, events, RS_MAX_EVENTS), nb.number,
-                             nb.scenario, &ov);
-    if (ov.first_player >= 0)
-        nb.first_player = (enum side)ov.first_player;
-    if (ov.no_commissar)
-        nb.commissar = -1;
+    battle_apply_overrides(c, &nb);
     phase_advance(c, &nb, NULL);
     char num[16], ca[16], cx[16], mw[16], maps[RS_MAX_MAPS * RS_ID_MAX + 4],
         features[RS_MAX_FEATURES * RS_ID_MAX + 4];

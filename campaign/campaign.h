@@ -89,6 +89,7 @@ struct effect_row {
     bool rolled_by[SIDE_COUNT];
     json_t *data;      /* {"name","text","scope"} as rolled */
     int picked_battle; /* the battle a side picked for it (EFFECT_PICK_BATTLE), or 0 */
+    int from_battle;   /* rolled on a second What-if roll: the first battle it is in force at */
 };
 
 #define MAX_HELD 128
@@ -167,11 +168,13 @@ void campaign_standing(const struct campaign *c, struct standing *st);
 /* The role a bearer key gives in this campaign (constant-time comparisons), or ROLE_NONE. */
 enum role campaign_role(const struct campaign *c, const char *key);
 
-/* The events in force (rolled, and known to the loaded ruleset): their definitions. */
-int campaign_events(const struct campaign *c, const struct event_def **out, int max);
+/* The events in force at battle `battle` (rolled, known to the loaded ruleset, and not rolled
+ * for a later battle; 0: every event rolled so far): their definitions. */
+int campaign_events(const struct campaign *c, int battle, const struct event_def **out, int max);
 
-/* What the events in force do to a side's reserve options (rewrites, removals). */
-void campaign_option_mods(const struct campaign *c, enum side side, struct option_mods *mods);
+/* What the events in force at battle `battle` do to a side's reserve options. */
+void campaign_option_mods(const struct campaign *c, enum side side, int battle,
+                          struct option_mods *mods);
 
 /* The pre-battle rolls battle `b` calls for: the effects, with the events they belong to. */
 struct pre_battle_need {
@@ -393,6 +396,9 @@ void phase_advance(const struct campaign *c, struct battle *b, const struct batt
 
 /* Stores a battle's phase and result. */
 enum cres battle_save(struct db *db, const struct campaign *c, const struct battle *b);
+/* Applies what the What-if events in force change in a battle's set-up (first player, Commissar).
+ */
+void battle_apply_overrides(const struct campaign *c, struct battle *b);
 
 /* Refuses unless battle `number` exists, is the current one and is in phase `need`. */
 enum cres phase_require(struct campaign *c, int number, enum phase need, struct battle **out,

@@ -51,8 +51,12 @@ enum cres campaign_use_held(struct db *db, struct campaign *c, int id, struct ce
     struct held *h = find(c, id);
     if (!h)
         return refuse(e, PROBLEM_NOT_FOUND, "id", "The campaign holds nothing numbered %d.", id);
-    if (strcmp(h->state, "held") != 0)
-        return refuse(e, PROBLEM_ALREADY_DONE, NULL, "That token was %s already.", h->state);
+    if (strcmp(h->state, "held") != 0) {
+        const struct grant_def *g = c->rse ? ruleset_grant(c->rse->rs, h->grant) : NULL;
+        return refuse(e, PROBLEM_ALREADY_DONE, NULL, "The %s's %s from battle %d was %s already.",
+                      side_title(h->side), g ? g->text : h->grant, h->battle,
+                      strcmp(h->state, "used") == 0 ? "marked used" : "removed");
+    }
     char num[16];
     snprintf(num, sizeof num, "%d", id);
     if (!db_held_set(db, c->id, num, "used"))

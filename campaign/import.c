@@ -84,6 +84,13 @@ enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out,
 {
     struct import_plan plan;
     enum cres rc = import_parse(doc, &plan, e);
+    /* A consistent record, but one this server cannot go on with: an unfinished campaign goes
+     * on here with a new seed of its own, and a campaign has at most MAX_EPOCHS. */
+    if (rc == C_OK && !plan.finished && plan.nseeds >= MAX_EPOCHS)
+        rc = refuse(e, PROBLEM_INVALID_FIELD, "seeds",
+                    "An unfinished campaign goes on here with a new seed of its own, and a "
+                    "campaign has at most %d: this one has %d already.",
+                    MAX_EPOCHS, plan.nseeds);
     if (rc != C_OK) {
         import_plan_free(&plan);
         return rc;

@@ -176,7 +176,49 @@ struct replay_state {
     /* What decides how many dice a roll has: the results so far, and the pre-battle rolls
      * the What-if events rolled call for (per side that rolls them). */
     int won[SIDE_COUNT], medals_previous[SIDE_COUNT], pre_battle_dice[SIDE_COUNT];
+    /* Which rolls were made, so that none is made twice (a re-roll): per battle and side, a
+     * bit per purpose; battle 0 holds the What-if rolls. */
+    unsigned char rolled[MAX_BATTLES + 1][SIDE_COUNT];
+    bool has_result[MAX_BATTLES + 1];
+    int results;
+    bool extra_what_if[SIDE_COUNT]; /* an event in force gives the side a second What-if roll */
 };
+
+enum { ROLLED_RESERVE = 1, ROLLED_VICTORY = 2, ROLLED_PRE_BATTLE = 4, ROLLED_WHAT_IF = 8 };
+
+/* One roll of each kind per side and battle, at a battle set up and not yet over; a second
+ * What-if roll only where an event gives one, right after the first battle's result. */
+static enum cres check_once(struct rd *r, struct replay_state *st, const struct import_action *a)
+{
+    const char *who = side_title(a->side);
+    if (strcmp(a->purpose, "what_if") == 0) {
+        if (!(st->rolled[0][a->side] & ROLLED_WHAT_IF)) {
+            if (a->battle != 0)
+                return bad(r, "battle", "the %s's first What-if roll comes before any battle", who);
+            st->rolled[0][a->side] |= ROLLED_WHAT_IF;
+            return C_OK;
+        }
+        if (!st->extra_what_if[a->side] || a->battle != 1 || st->battles != 1 || st->results != 1 ||
+            (st->rolled[1][a->side] & ROLLED_WHAT_IF))
+            return bad(r, "purpose",
+                       "the %s rolled their What-if die already, and no event gives them another "
+                       "roll here: a roll is never made twice",
+                       who);
+        st->rolled[1][a->side] |= ROLLED_WHAT_IF;
+        return C_OK;
+    }
+    if (a->battle > st->battles || st->has_result[a->battle])
+        return bad(r, "battle", "battle %d is not being set up or played at this point", a->battle);
+    unsigned bit = strcmp(a->purpose, "reserve") == 0      ? ROLLED_RESERVE
+                   : strcmp(a->purpose, "pre_battle") == 0 ? ROLLED_PRE_BATTLE
+                                                           : ROLLED_VICTORY;
+    if (st->rolled[a->battle][a->side] & bit)
+        return bad(r, "purpose",
+                   "the %s made this roll for battle %d already: a roll is never made twice", who,
+                   a->battle);
+    st->rolled[a->battle][a->side] |= (unsigned char)bit;
+    return C_OK;
+}
 
 /* How many dice a roll of this purpose has at this point (RULES.md 3-6, 9), or 0 when the
  * campaign has no such roll now. Server faces are a prefix of one stream, so a roll published
@@ -222,6 +264,9 @@ static enum cres read_roll(struct rd *r, json_t *d, struct import_plan *p, struc
     if (nf < 1)
         return bad(r, "faces", "must list the faces rolled");
     in->nfaces = nf;
+    enum cres once = check_once(r, st, a);
+    if (once != C_OK)
+        return once;
     int ndice = dice_expected(p, st, a->purpose, a->side, a->battle);
     if (ndice == 0)
         return bad(r, "purpose", "the %s have no %s roll to make here", side_title(a->side),
@@ -234,6 +279,9 @@ static enum cres read_roll(struct rd *r, json_t *d, struct import_plan *p, struc
         const struct effect_def *pb = ev ? event_effect(ev, EFFECT_PRE_BATTLE_ROLL) : NULL;
         if (pb)
             st->pre_battle_dice[pb->side] = pb->dice;
+        const struct effect_def *again = ev ? event_effect(ev, EFFECT_EXTRA_WHAT_IF) : NULL;
+        if (again)
+            st->extra_what_if[again->side] = true;
     }
     const char *source = json_string_value(json_object_get(d, "source"));
     bool server = source && strcmp(source, "server") == 0;
@@ -399,7 +447,11 @@ static enum cres read_action(struct cerr *e, json_t *a, int i, struct import_pla
     if (strcmp(action, "result") == 0) {
         out->kind = IMPORT_RESULT;
         enum cres rc = read_result(&r, d, out);
+        if (rc == C_OK && (out->battle != st->battles || st->has_result[out->battle]))
+            rc = bad(&r, "battle", "a result is recorded once, for the battle being played");
         if (rc == C_OK) {
+            st->has_result[out->battle] = true;
+            st->results++;
             st->won[out->result.winner]++;
             memcpy(st->medals_previous, out->result.medals, sizeof st->medals_previous);
         }
@@ -532,11 +584,6 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
             return rc;
         p->nactions++;
     }
-    if (!p->finished && p->nseeds >= MAX_EPOCHS)
-        return refuse(e, PROBLEM_INVALID_FIELD, "seeds",
-                      "An unfinished campaign goes on here with a new seed of its own, and a "
-                      "campaign has at most %d: this one has %d already.",
-                      MAX_EPOCHS, p->nseeds);
     return check_rolls(e, json_object_get(doc, "rolls"), p);
 }
 

@@ -84,7 +84,7 @@ enum cres phase_require(struct campaign *c, int number, enum phase need, struct 
 {
     struct battle *b = campaign_battle(c, number);
     if (!b)
-        return refuse(e, PROBLEM_NOT_FOUND, "n", "Campaign %s has no battle %d.", c->id, number);
+        return refuse(e, PROBLEM_NOT_FOUND, "n", "This campaign has no battle %d.", number);
     if (c->finished)
         return refuse(e, PROBLEM_CAMPAIGN_FINISHED, NULL, "The campaign is finished.");
     if (b->phase != need) {
@@ -116,7 +116,9 @@ enum cres battle_save(struct db *db, const struct campaign *c, const struct batt
                        done ? v[3] : NULL,
                        done ? v[4] : NULL,
                        done ? v[5] : NULL,
-                       done && b->sudden_death ? "true" : "false"};
+                       done && b->sudden_death ? "true" : "false",
+                       side_name(b->first_player),
+                       b->commissar >= 0 ? side_name((enum side)b->commissar) : NULL};
     return db_battle_update(db, p) ? C_OK : C_DBERR;
 }
 

@@ -19,7 +19,7 @@ enum cres campaign_pick_battle(struct db *db, struct campaign *c, int battle, en
         if (strcmp(c->effects[i].event_id, event_id) == 0)
             row = &c->effects[i];
     const struct event_def *events[RS_MAX_EVENTS], *ev = NULL;
-    int n = campaign_events(c, events, RS_MAX_EVENTS);
+    int n = campaign_events(c, 0, events, RS_MAX_EVENTS);
     for (int i = 0; i < n; i++)
         if (strcmp(events[i]->id, event_id) == 0)
             ev = events[i];
@@ -36,11 +36,14 @@ enum cres campaign_pick_battle(struct db *db, struct campaign *c, int battle, en
                       side_title(side), row->picked_battle, ev->name);
     struct battle *b = campaign_battle(c, battle);
     if (!b)
-        return refuse(e, PROBLEM_NOT_FOUND, "n", "Campaign %s has no battle %d.", c->id, battle);
-    if (b->phase == PHASE_FINISHED) {
+        return refuse(e, PROBLEM_NOT_FOUND, "n", "This campaign has no battle %d.", battle);
+    /* The choice is made before the battle starts: once both sides have their reserves it is
+     * being played. */
+    if (b->phase == PHASE_FINISHED || b->phase == PHASE_READY) {
         refuse(e, PROBLEM_WRONG_PHASE, NULL,
-               "Battle %d is over; pick a battle before it is played.", battle);
-        e->phase = phase_name(PHASE_READY);
+               "Battle %d is %s: %s is picked for a battle before it starts.", battle,
+               b->phase == PHASE_FINISHED ? "over" : "being played", ev->name);
+        e->phase = phase_name(PHASE_RESERVES);
         return C_REFUSED;
     }
     char num[16];

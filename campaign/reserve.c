@@ -44,7 +44,7 @@ enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, e
     struct option_mods *mods = malloc(sizeof *mods);
     if (!mods)
         return C_DBERR;
-    campaign_option_mods(c, side, mods);
+    campaign_option_mods(c, side, battle, mods);
     reserve_options(rs, side, out->faces, out->count, mods, offered);
     free(mods);
     return roll_store(db, c, "reserve", battle, out,

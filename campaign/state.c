@@ -236,6 +236,7 @@ static void load_effects(struct campaign *c, json_t *rows)
         }
         e->data = json_incref(json_array_get(r, 2));
         e->picked_battle = jint_at(r, 3, 0);
+        e->from_battle = (int)json_integer_value(json_object_get(e->data, "from_battle"));
     }
 }
 
@@ -417,24 +418,26 @@ enum role campaign_role(const struct campaign *c, const char *key)
     return found;
 }
 
-int campaign_events(const struct campaign *c, const struct event_def **out, int max)
+int campaign_events(const struct campaign *c, int battle, const struct event_def **out, int max)
 {
     if (!c->rse)
         return 0;
     const struct what_if_rules *w = &c->rse->rs->what_if;
     int n = 0;
     for (int i = 0; i < c->neffects; i++)
-        for (int k = 0; k < w->nevents && n < max; k++)
+        for (int k = 0;
+             k < w->nevents && n < max && !(battle > 0 && c->effects[i].from_battle > battle); k++)
             if (strcmp(w->events[k].id, c->effects[i].event_id) == 0)
                 out[n++] = &w->events[k];
     return n;
 }
 
-void campaign_option_mods(const struct campaign *c, enum side side, struct option_mods *mods)
+void campaign_option_mods(const struct campaign *c, enum side side, int battle,
+                          struct option_mods *mods)
 {
     memset(mods, 0, sizeof *mods);
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = campaign_events(c, events, RS_MAX_EVENTS);
+    int n = campaign_events(c, battle, events, RS_MAX_EVENTS);
     for (int k = 0; k < n; k++)
         what_if_option_mods(events[k], side, mods);
 }
@@ -443,7 +446,7 @@ int campaign_pre_battle_needs(const struct campaign *c, const struct battle *b,
                               struct pre_battle_need *out, int max)
 {
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = campaign_events(c, events, RS_MAX_EVENTS), k = 0;
+    int n = campaign_events(c, b->number, events, RS_MAX_EVENTS), k = 0;
     for (int i = 0; i < n && k < max; i++) {
         const struct effect_def *e =
             what_if_pre_battle_roll(events[i], (const char(*)[RS_ID_MAX])b->features, b->nfeatures);
@@ -458,16 +461,16 @@ bool campaign_what_if_again(const struct campaign *c, enum side side)
     if (c->finished || !c->what_if || c->what_if_again[side] || !c->what_if_event[side][0])
         return false;
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = campaign_events(c, events, RS_MAX_EVENTS);
+    int n = campaign_events(c, 0, events, RS_MAX_EVENTS);
     bool allowed = false;
     for (int i = 0; i < n; i++) {
         const struct effect_def *e = event_effect(events[i], EFFECT_EXTRA_WHAT_IF);
         allowed |= e && (enum side)e->side == side;
     }
-    /* "After playing one scenario ... for the next scenario": between a result and the next
-     * battle's set-up. */
-    const struct battle *last = c->nbattles ? &c->battles[c->nbattles - 1] : NULL;
-    return allowed && last && last->phase == PHASE_FINISHED;
+    /* 001: "After playing one scenario with this What If event, the Japanese player may roll
+     * again using this table for the next scenario": between the first battle's result and the
+     * second battle's set-up (RULES.md 9). */
+    return allowed && c->nbattles == 1 && c->battles[0].phase == PHASE_FINISHED;
 }
 
 enum cres campaign_log(struct db *db, const struct campaign *c, const char *actor,

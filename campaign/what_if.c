@@ -17,8 +17,9 @@ static struct effect_row *find_effect(struct campaign *c, const char *id)
     return NULL;
 }
 
+/* `from_battle`: 0, or for a second roll the first battle the event is in force at. */
 static enum cres store_effect(struct db *db, struct campaign *c, const struct event_def *ev,
-                              enum side roller)
+                              enum side roller, int from_battle)
 {
     struct effect_row *row = find_effect(c, ev->id);
     if (!row) {
@@ -29,6 +30,10 @@ static enum cres store_effect(struct db *db, struct campaign *c, const struct ev
         snprintf(row->event_id, sizeof row->event_id, "%s", ev->id);
         row->data = json_pack("{s:s, s:s, s:o, s:b}", "name", ev->name, "text", ev->text, "scope",
                               scope_to_json(&ev->scope), "stacks", ev->stacks);
+        if (from_battle) {
+            row->from_battle = from_battle;
+            json_object_set_new(row->data, "from_battle", json_integer(from_battle));
+        }
     }
     row->rolled_by[roller] = true;
     char by[32];
@@ -96,13 +101,14 @@ enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
     for (int s = 0; s < SIDE_COUNT; s++)
         if (campaign_tokens(db, c, (enum side)s, tokens[s], reason, 0) != C_OK)
             return C_DBERR;
-    if (store_effect(db, c, ev, side) != C_OK)
+    if (store_effect(db, c, ev, side, again ? battle + 1 : 0) != C_OK)
         return C_DBERR;
-    /* The first battle may have waited in setup for the What-if rolls. */
-    if (first) {
-        enum phase before = first->phase;
+    /* The first battle may have waited in setup for the What-if rolls: what the events change
+     * in its set-up applies now (Soviet Invasion at Szack), and it may go on. */
+    if (first && first->phase == PHASE_SETUP) {
+        battle_apply_overrides(c, first);
         phase_advance(c, first, NULL);
-        if (first->phase != before && battle_save(db, c, first) != C_OK)
+        if (battle_save(db, c, first) != C_OK)
             return C_DBERR;
     }
     return C_OK;

@@ -13,17 +13,18 @@ static struct db_statement st_update = {
     "WITH u AS (UPDATE battles SET phase = $3::text, winner = $4, medals_allies = $5::int, "
     "medals_axis = $6::int, undeployed_allies = $7::int, undeployed_axis = $8::int, "
     "objective_allies = $9::int, objective_axis = $10::int, sudden_death = $11::boolean, "
+    "first_player = $12, commissar = $13, "
     "finished_at = CASE WHEN $3::text = 'finished' THEN now() END "
     "WHERE campaign_id = $1::uuid AND number = $2::int RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'battle_update') FROM u",
-    11, 0};
+    13, 0};
 
 bool db_battle_insert(struct db *db, const char *const p[11])
 {
     return db_defer(db, &st_insert, p);
 }
 
-bool db_battle_update(struct db *db, const char *const p[11])
+bool db_battle_update(struct db *db, const char *const p[13])
 {
     return db_defer(db, &st_update, p);
 }

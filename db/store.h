@@ -51,7 +51,7 @@ bool db_battle_insert(struct db *db, const char *const p[11]);
  * winner, medals_allies, medals_axis, undeployed_allies, undeployed_axis, objective_allies,
  * objective_axis, created_at, finished_at */
 /* ... and to update: campaign, number, phase, winner, the six result numbers, sudden_death */
-bool db_battle_update(struct db *db, const char *const p[11]);
+bool db_battle_update(struct db *db, const char *const p[13]);
 
 /* holdings (db/battles.c): granted tokens and stars a side holds. Insert: campaign, id, side,
  * grant, battle. */

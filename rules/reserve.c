@@ -12,12 +12,13 @@ const struct grant_def *ruleset_grant(const struct ruleset *rs, const char *id)
     return NULL;
 }
 
-static bool removed(const struct option_mods *mods, const char *grant)
+/* The name of the event that takes the grant away, or NULL. */
+static const char *removed(const struct option_mods *mods, const char *grant)
 {
     for (int r = 0; mods && r < mods->nremovals; r++)
         if (strcmp(mods->removals[r], grant) == 0)
-            return true;
-    return false;
+            return mods->removal_by[r];
+    return NULL;
 }
 
 /* Copies the option's grants and their costs, rewritten, without the removed ones and without
@@ -34,15 +35,16 @@ static int bind_grants(const struct ruleset *rs, const struct option_def *def, s
                 grant = mods->rewrites[r].to;
                 const struct grant_def *gd = ruleset_grant(rs, grant);
                 size_t len = strlen(o->text);
-                snprintf(o->text + len, sizeof o->text - len, " (a standing effect makes it %s)",
-                         gd ? gd->text : grant);
+                snprintf(o->text + len, sizeof o->text - len, " (%s makes it %s)",
+                         mods->rewrites[r].by, gd ? gd->text : grant);
                 break;
             }
-        if (removed(mods, grant)) {
+        const char *by = removed(mods, grant);
+        if (by) {
             const struct grant_def *gd = ruleset_grant(rs, grant);
             size_t len = strlen(o->text);
-            snprintf(o->text + len, sizeof o->text - len, " (a standing effect takes away %s)",
-                     gd ? gd->text : grant);
+            snprintf(o->text + len, sizeof o->text - len, " (not %s: %s)", gd ? gd->text : grant,
+                     by);
             continue;
         }
         bool dup = false;

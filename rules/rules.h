@@ -299,6 +299,7 @@ struct option_list {
 /* A grant rewritten by a standing effect (British Tank Regiment: armor-2 -> armor-3-elite). */
 struct grant_rewrite {
     char from[RS_GRANT_MAX], to[RS_GRANT_MAX];
+    char by[RS_NAME_MAX]; /* the event's name */
 };
 
 #define RULES_MAX_REWRITES (RS_MAX_EVENTS * RS_MAX_EFFECTS)
@@ -310,6 +311,7 @@ struct option_mods {
     struct grant_rewrite rewrites[RULES_MAX_REWRITES];
     int nremovals; /* grants the side may not take (an option left with none is not offered) */
     char removals[RULES_MAX_REMOVALS][RS_GRANT_MAX];
+    char removal_by[RULES_MAX_REMOVALS][RS_NAME_MAX]; /* the event's name */
 };
 
 /*

@@ -66,9 +66,12 @@ void what_if_option_mods(const struct event_def *ev, enum side side, struct opti
             struct grant_rewrite *rw = &mods->rewrites[mods->nrewrites++];
             memcpy(rw->from, e->from, sizeof rw->from);
             memcpy(rw->to, e->to, sizeof rw->to);
+            memcpy(rw->by, ev->name, sizeof rw->by);
         } else if (e->type == EFFECT_REMOVE_GRANTS) {
-            for (int g = 0; g < e->ngrants && mods->nremovals < RULES_MAX_REMOVALS; g++)
-                memcpy(mods->removals[mods->nremovals++], e->grants[g], RS_GRANT_MAX);
+            for (int g = 0; g < e->ngrants && mods->nremovals < RULES_MAX_REMOVALS; g++) {
+                memcpy(mods->removals[mods->nremovals], e->grants[g], RS_GRANT_MAX);
+                memcpy(mods->removal_by[mods->nremovals++], ev->name, RS_NAME_MAX);
+            }
         }
     }
 }

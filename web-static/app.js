@@ -15,7 +15,7 @@ function errorSlot(id) {
 
 function showError(slot, err) {
   slot.hidden = false;
-  slot.textContent = err.field ? `${err.message} (field: ${err.field})` : err.message;
+  slot.textContent = err.message; // the server's words; the field it names is for programs
 }
 
 async function home() {

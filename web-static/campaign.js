@@ -41,7 +41,7 @@ function errorSlot() {
 
 function showError(slot, e) {
   slot.hidden = false;
-  slot.textContent = e.field ? `${e.message} (field: ${e.field})` : e.message;
+  slot.textContent = e.message; // the server's words; the field it names is for programs
 }
 
 export async function showCampaign(main, id) {

@@ -76,6 +76,11 @@ int verify_export(const char *path, FILE *out, FILE *err)
         e->number = (long)json_integer_value(json_object_get(s, "epoch"));
         const char *origin = json_string_value(json_object_get(s, "origin"));
         e->imported = origin && strcmp(origin, "import") == 0;
+        if (!origin)
+            fprintf(out,
+                    "seed %ld: the export does not say where it came from (exports made before "
+                    "seeds said so): taken as drawn by the server that exported it\n",
+                    e->number);
         const char *commitment = json_string_value(json_object_get(s, "commitment"));
         const char *hex = json_string_value(json_object_get(s, "server_seed"));
         if (!hex) {

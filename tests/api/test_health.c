@@ -121,6 +121,29 @@ static void test_body_over_cap_with_length(void)
     free(big);
 }
 
+/* A body announced over the cap is answered before it is sent when the client waits for "100
+ * Continue", or when it is more than the daemon would read and throw away (16 MiB). */
+static void test_body_over_cap_answered_at_once(void)
+{
+    static const char *const heads[] = {
+        "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: 2097152\r\nExpect: 100-continue\r\n\r\n",
+        "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: 67108864\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        int fd = tcp_connect(d.port);
+        CU_ASSERT_FATAL(fd >= 0);
+        CU_ASSERT(write(fd, heads[i], strlen(heads[i])) == (ssize_t)strlen(heads[i]));
+        char resp[4096];
+        tcp_read_all(fd, resp, sizeof resp, 10000); /* no byte of the body sent */
+        close(fd);
+        CU_ASSERT_PTR_NOT_NULL(strstr(resp, "HTTP/1.1 413"));
+        CU_ASSERT_PTR_NULL(strstr(resp, "100 Continue"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(resp, "body-too-large"));
+    }
+}
+
 /* Chunked upload without Content-Length: the cap is enforced while streaming. */
 static void test_body_over_cap_streamed(void)
 {
@@ -348,6 +371,8 @@ void register_health_tests(void)
     CU_add_test(s, "unknown path 404 problem+json", test_unknown_path_404);
     CU_add_test(s, "wrong method 405 problem+json", test_wrong_method_405);
     CU_add_test(s, "2 MiB body with Content-Length 413", test_body_over_cap_with_length);
+    CU_add_test(s, "a body over the cap answered before it is sent",
+                test_body_over_cap_answered_at_once);
     CU_add_test(s, "2 MiB chunked body 413", test_body_over_cap_streamed);
     CU_add_test(s, "GET /metrics", test_metrics);
     CU_add_test(s, "one log line per request", test_request_log_lines);

@@ -214,6 +214,9 @@ static void test_forward_command(void)
     reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
     choose_nothing(&c, 1, ALLIES);
     choose_nothing(&c, 1, AXIS);
+    r = camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"flag\"]}");
+    assert_problem(r, 409, "already-done"); /* "after playing one scenario", not during it */
+    http_free(r);
     result(&c, 1, "allies", 6, 3);
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_TRUE(json_is_true(http_json_at(r, "what_if_again.axis")));
@@ -231,6 +234,24 @@ static void test_forward_command(void)
     http_free(r);
     r = camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"armor\"]}");
     assert_problem(r, 409, "already-done"); /* once */
+    http_free(r);
+    /* "... for the next scenario": the new event is in force from battle 2, not at battle 1,
+     * which was played without it. */
+    CU_ASSERT_FALSE(lists(&c, 1, "effects", "cave-construction"));
+    CU_ASSERT_TRUE(lists(&c, 1, "effects", "forward-command"));
+    new_battle(&c, "Tarawa", "allies", NULL);
+    CU_ASSERT_TRUE(lists(&c, 2, "effects", "cave-construction"));
+    /* A side that let the moment pass cannot roll later: after battle 2's set-up, never. */
+    struct camp d;
+    campaign(&d, "island-hoppers", 2, 2, "infantry", "star");
+    new_battle(&d, "Guadalcanal", "allies", NULL);
+    reserves(&d, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&d, 1, ALLIES);
+    choose_nothing(&d, 1, AXIS);
+    result(&d, 1, "allies", 6, 3);
+    new_battle(&d, "Tarawa", "allies", NULL);
+    r = camp_post(&api_daemon, &d, AXIS, "/what-if", "{\"faces\":[\"flag\"]}");
+    assert_problem(r, 409, "already-done");
     http_free(r);
 }
 
@@ -266,6 +287,23 @@ static void test_soviet_invasion(void)
     CU_ASSERT_STRING_EQUAL(http_str(r, "victory_events.instructions.2.roller"), "allies");
     /* No Commissar note, although the Axis start with 5 - 1 cards only... and never one. */
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "victory_events.notes")), 0);
+    http_free(r);
+    /* Szack as the first battle, set up before the What-if dice are rolled: the event applies
+     * as soon as it is rolled. */
+    struct camp d;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"szack first\",\"ruleset\":\"fall-of-poland\","
+                                "\"dice\":\"table\",\"what_if\":true}",
+                                &d));
+    new_battle(&d, "Szack", "allies", ",\"medals_to_win\":6,\"commissar\":\"axis\"");
+    r = camp_get(&api_daemon, &d, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "allies"); /* nothing rolled yet */
+    http_free(r);
+    expect(camp_post(&api_daemon, &d, ALLIES, "/what-if", "{\"faces\":[\"armor\"]}"), 201, "wi");
+    expect(camp_post(&api_daemon, &d, AXIS, "/what-if", "{\"faces\":[\"flag\"]}"), 201, "wi");
+    r = camp_get(&api_daemon, &d, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "axis");
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "commissar")));
     http_free(r);
 }
 
@@ -411,6 +449,25 @@ static void test_results_that_cannot_be_right(void)
            200, "sudden death");
     struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
     CU_ASSERT_TRUE(json_is_true(http_json_at(r, "result.sudden_death")));
+    http_free(r);
+    /* On several maps the medals to win are the maps' total (29): the loser may not reach it. */
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                     "{\"scenario\":\"Sword and Juno\",\"first_player\":\"allies\","
+                     "\"maps\":[\"Sword\",\"juno\"]}"),
+           201, "maps named in any case");
+    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
+                     "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
+           201, "ve");
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
+                     "{\"faces\":[\"flag\",\"flag\"]}"),
+           201, "ve");
+    reserves(&c, 2, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 2, ALLIES);
+    choose_nothing(&c, 2, AXIS);
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/battles/2/result",
+                  "{\"winner\":\"allies\",\"medals\":{\"allies\":31,\"axis\":29}}");
+    assert_problem(r, 422, "result-inconsistent");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "medals.axis");
     http_free(r);
 }
 
@@ -590,6 +647,20 @@ static void test_naval_struggle_and_night_attacks(void)
            200, "allies air");
     choose_nothing(&c, 1, AXIS);
     result(&c, 1, "axis", 2, 6);
+    /* A battle is picked before it starts, never once it is being played or over. */
+    struct camp late;
+    campaign(&late, "island-hoppers", 2, 2, "infantry", "grenade");
+    new_battle(&late, "Guadalcanal", "allies", NULL);
+    reserves(&late, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&late, 1, ALLIES);
+    choose_nothing(&late, 1, AXIS);
+    r = camp_post(&api_daemon, &late, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}");
+    assert_problem(r, 409, "wrong-phase");
+    http_free(r);
+    result(&late, 1, "axis", 2, 6);
+    r = camp_post(&api_daemon, &late, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}");
+    assert_problem(r, 409, "wrong-phase");
+    http_free(r);
     /* A battle without Destroyers: no naval roll. */
     new_battle(&c, "Savo", "allies", NULL);
     r = camp_get(&api_daemon, &c, "/battles/2");

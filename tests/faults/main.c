@@ -66,9 +66,9 @@ static struct http_resp *send_until_answered(const char *method, const char *pat
 {
     char idem[80], auth[128], url[512];
     if (!idem_key[0]) {
-        uint8_t raw[12];
+        uint8_t raw[16]; /* a creation's key must be 32 characters or more */
         randombytes_buf(raw, sizeof raw);
-        char hex[25];
+        char hex[33];
         sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
         snprintf(idem_key, 64, "fault-%s", hex);
     }

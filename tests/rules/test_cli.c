@@ -335,6 +335,13 @@ static void test_verify(void)
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 "," ROLL2 "," ROLL3_WITH("\"star\",\"infantry\"") "]", 1,
          "this victory_events roll is 3 dice, not 2"},
+        /* The Allies' reserve roll made again (entered from the table this time): each roll on
+         * its own is fine, the record is not. */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
+         "[" ROLL1 "," ROLL2
+         ",{\"n\":3,\"side\":\"allies\",\"purpose\":\"reserve\",\"battle\":1,\"source\":"
+         "\"table\",\"client_seed\":null,\"seed_epoch\":null,\"faces\":[\"star\",\"star\"]}]",
+         1, "made this roll for battle 1 already: a roll is never made twice"},
         /* A seed that came to the exporting server in an import: consistent, not witnessed. */
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED
          "\",\"origin\":\"import\"}]",
