@@ -40,6 +40,8 @@ static const struct route routes[] = {
     {"POST", "/api/v1/campaigns/{id}/held/{n}/use", handle_held_use, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/finish", handle_finish, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/rotate-seed", handle_rotate_seed, true, NULL},
+    {"POST", "/api/v1/campaigns/{id}/undo", handle_undo, true, NULL},
+    {"POST", "/api/v1/campaigns/{id}/keys/{role}", handle_keys_reissue, true, NULL},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])

@@ -236,6 +236,21 @@ json_t *view_campaign(struct db *db, struct campaign *c)
         json_pack("{s:b, s:o, s:o, s:s, s:i}", "final", c->finished, "winner",
                   side_or_null(c->finished ? c->winner : o.winner), "victory_points",
                   pair_json(o.victory_points), "grade", o.grade, "points", o.points));
+    /* What an undo would undo now (API.md), so that a page can offer it to whom it may. */
+    char what[300], why_not[300];
+    json_t *undo = json_null();
+    if (campaign_undo_info(c, what, sizeof what, why_not, sizeof why_not)) {
+        json_t *who = json_array();
+        if (!why_not[0]) {
+            json_array_append_new(who, json_string("organizer"));
+            if (strcmp(c->last.actor, "allies") == 0 || strcmp(c->last.actor, "axis") == 0)
+                json_array_append_new(who, json_string(c->last.actor));
+        }
+        undo = json_pack("{s:s, s:s, s:s, s:o, s:o}", "action", c->last.action, "by", c->last.actor,
+                         "what", what, "who", who, "why_not",
+                         why_not[0] ? json_string(why_not) : json_null());
+    }
+    json_object_set_new(j, "undo", undo);
     if (c->finished) {
         /* The seed of the last epoch; every epoch's is under "seeds". */
         const struct seed *s = cur_seed && cur_seed->known ? cur_seed : NULL;
@@ -422,13 +437,14 @@ json_t *view_rolls(struct db *db, const struct campaign *c)
         int n = campaign_faces_from_sql(PQgetvalue(r, i, 7), f, RULES_MAX_DICE);
         bool server = strcmp(PQgetvalue(r, i, 4), "server") == 0;
         json_array_append_new(
-            a, json_pack("{s:i, s:s, s:s, s:i, s:s, s:o, s:o, s:o, s:s}", "n",
+            a, json_pack("{s:i, s:s, s:s, s:i, s:s, s:o, s:o, s:o, s:s, s:b}", "n",
                          atoi(PQgetvalue(r, i, 0)), "side", PQgetvalue(r, i, 1), "purpose",
                          PQgetvalue(r, i, 2), "battle", atoi(PQgetvalue(r, i, 3)), "source",
                          PQgetvalue(r, i, 4), "client_seed",
                          server ? json_string(PQgetvalue(r, i, 5)) : json_null(), "seed_epoch",
                          server ? json_integer(atoi(PQgetvalue(r, i, 6))) : json_null(), "faces",
-                         faces_to_json(f, n), "at", PQgetvalue(r, i, 9)));
+                         faces_to_json(f, n), "at", PQgetvalue(r, i, 9), "voided",
+                         PQgetvalue(r, i, 10)[0] == 't'));
     }
     PQclear(r);
     return a;

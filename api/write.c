@@ -1,6 +1,7 @@
 #include "api/write.h"
 #include "api/router.h"
 #include "api/server.h"
+#include "api/views.h"
 #include "api/waiters.h"
 
 #include "db/store.h"
@@ -224,8 +225,17 @@ static enum db_tx tx(struct db *db, void *arg)
     enum cres rc = w->op->action(db, w);
     if (rc != C_OK)
         return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
-    if (w->op->campaign && campaign_save(db, w->c) != C_OK)
+    /* What the action wrote carries its log entry (for an undo); then the campaign's row. */
+    if (w->op->campaign && (campaign_stamp(db, w->c) != C_OK || campaign_save(db, w->c) != C_OK))
         return DB_TX_ERROR;
+    if (w->op->reply_standing) {
+        json_t *standing = view_campaign(db, w->c);
+        if (!standing)
+            return DB_TX_ERROR;
+        json_object_update(standing, w->body);
+        json_decref(w->body);
+        w->body = standing;
+    }
     if (idem) {
         char *body = json_dumps(w->body, JSON_COMPACT);
         char *sealed = body ? idem_seal(ik, body, strlen(body)) : NULL;

@@ -11,7 +11,8 @@
 #include "api/idempotency.h"
 #include "campaign/campaign.h"
 
-enum need { NEED_NONE, NEED_ORGANIZER, NEED_SIDE };
+/* NEED_KEY: any of the campaign's keys (the action decides what each role may do). */
+enum need { NEED_NONE, NEED_ORGANIZER, NEED_SIDE, NEED_KEY };
 
 struct write_ctx;
 
@@ -32,6 +33,8 @@ struct write_op {
     /* the answer holds keys (creation, import): an Idempotency-Key, which can replay it, must
      * be long enough not to be guessed (IDEM_KEY_MIN_SECRET) */
     bool returns_keys;
+    /* the reply is the standing after the write, with the action's body merged in */
+    bool reply_standing;
 };
 
 struct write_ctx {

@@ -38,7 +38,10 @@ static void tidy_name(const char *in, char *out, size_t len)
 
 void battle_apply_overrides(const struct campaign *c, struct battle *b)
 {
-    /* What the events in force change at this battle (Soviet Invasion at Szack). */
+    /* What the events in force change at this battle (Soviet Invasion at Szack), on the set-up
+     * as given: worked out again whenever the events in force change. */
+    b->first_player = b->setup_first_player;
+    b->commissar = b->setup_commissar;
     const struct event_def *events[RS_MAX_EVENTS];
     struct battle_overrides ov;
     what_if_battle_overrides(events, campaign_events(c, b->number, events, RS_MAX_EVENTS),
@@ -178,6 +181,8 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
                           "%s is required: this campaign has no scenario list%s.", missing,
                           nb.nmaps ? " and these maps do not set it" : "");
     }
+    nb.setup_first_player = nb.first_player;
+    nb.setup_commissar = nb.commissar;
     battle_apply_overrides(c, &nb);
     phase_advance(c, &nb, NULL);
     char num[16], ca[16], cx[16], mw[16], maps[RS_MAX_MAPS * RS_ID_MAX + 4],
@@ -198,7 +203,9 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
                        nb.commissar >= 0 ? side_name((enum side)nb.commissar) : NULL,
                        phase_name(nb.phase),
                        nb.nmaps ? maps : NULL,
-                       features};
+                       features,
+                       side_name(nb.setup_first_player),
+                       nb.setup_commissar >= 0 ? side_name((enum side)nb.setup_commissar) : NULL};
     if (!db_battle_insert(db, p))
         return C_DBERR;
     c->battles[c->nbattles++] = nb;
@@ -207,11 +214,13 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
                                         "scenario_bonus", nb.number) != C_OK)
             return C_DBERR;
     *out = &c->battles[c->nbattles - 1];
-    json_t *log = json_pack(
-        "{s:i, s:s, s:s, s:{s:i, s:i}, s:i, s:o}", "number", nb.number, "scenario", nb.scenario,
-        "first_player", side_name(nb.first_player), "cards", "allies", nb.cards[0], "axis",
-        nb.cards[1], "medals_to_win", nb.medals_to_win, "commissar",
-        nb.commissar >= 0 ? json_string(side_name((enum side)nb.commissar)) : json_null());
+    /* The set-up as given: what the events change follows from them, when replayed too. */
+    json_t *log =
+        json_pack("{s:i, s:s, s:s, s:{s:i, s:i}, s:i, s:o}", "number", nb.number, "scenario",
+                  nb.scenario, "first_player", side_name(nb.setup_first_player), "cards", "allies",
+                  nb.cards[0], "axis", nb.cards[1], "medals_to_win", nb.medals_to_win, "commissar",
+                  nb.setup_commissar >= 0 ? json_string(side_name((enum side)nb.setup_commissar))
+                                          : json_null());
     if (nb.nmaps) {
         json_t *m = json_array();
         for (int i = 0; i < nb.nmaps; i++)

@@ -61,6 +61,9 @@ struct battle {
     int cards[SIDE_COUNT];
     int medals_to_win;
     int commissar; /* side under the Political Commissar rule, or -1 */
+    /* the set-up as given, before What-if events changed it (battle_apply_overrides) */
+    enum side setup_first_player;
+    int setup_commissar;
     enum phase phase;
     int winner; /* -1 until the result */
     int medals[SIDE_COUNT];
@@ -138,6 +141,15 @@ struct campaign {
     enum face what_if_again_face[SIDE_COUNT];
     int nheld;
     struct held held[MAX_HELD];
+    /* The last action not undone (what an undo would undo), from the event log: seq 0 when
+     * there is none. Actions up to undo_from were made before undo existed here. */
+    struct {
+        long long seq;
+        char actor[16];
+        char action[32];
+        json_t *detail;
+    } last;
+    long long undo_from;
 };
 
 /* ---- loading and saving (campaign/state.c) ---- */
@@ -360,6 +372,29 @@ enum cres campaign_remove_held(struct db *db, struct campaign *c);
  */
 enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out, struct campaign *c,
                           struct cerr *e);
+
+/* ---- corrections (campaign/undo.c, campaign/keys.c) ---- */
+
+/*
+ * What an undo would undo now: `what` in players' words ("the Axis' reserve roll for battle 2
+ * (star, flag)"), and `why_not` when it cannot be ("" when it can). False when nothing has been
+ * done yet.
+ */
+bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char *why_not,
+                        size_t nlen);
+/* Undoes the last action (API.md): `role` is who asks (the organizer, or the side whose action
+ * it was). On C_OK the campaign is as it was before that action, and *undone (a new reference)
+ * says what was undone (logged as "undo"). */
+enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_t **undone,
+                        struct cerr *e);
+/* A new key for `role`; the old one stops working at once (logged as "key_reissued"). */
+enum cres campaign_reissue_key(struct db *db, struct campaign *c, enum role role,
+                               char key[KEY_TEXT_LEN + 1], struct cerr *e);
+/* 32 random bytes as base64url text, and the hex of its SHA-256 (what is stored). */
+void campaign_new_key(char key[KEY_TEXT_LEN + 1], char hash_hex[65]);
+/* Marks the rows the action just done wrote (token changes, held tokens) with its log entry,
+ * so that an undo finds them. Called after every action. */
+enum cres campaign_stamp(struct db *db, const struct campaign *c);
 
 /* ---- one battle's rolls and choices (campaign/detail.c) ---- */
 

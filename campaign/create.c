@@ -20,8 +20,7 @@ static void new_uuid(char out[CAMPAIGN_ID_LEN + 1])
              b[15]);
 }
 
-/* 32 random bytes as base64url text, and the hex of its SHA-256 for storage. */
-static void new_key(char key[KEY_TEXT_LEN + 1], char hash_hex[65])
+void campaign_new_key(char key[KEY_TEXT_LEN + 1], char hash_hex[65])
 {
     uint8_t raw[32], h[32];
     randombytes_buf(raw, sizeof raw);
@@ -49,7 +48,7 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
     }
     char hashes[3][65];
     for (int k = 0; k < 3; k++)
-        new_key(out->keys[k], hashes[k]);
+        campaign_new_key(out->keys[k], hashes[k]);
     char ta[16], tx[16];
     snprintf(ta, sizeof ta, "%d", in->tokens[SIDE_ALLIES]);
     snprintf(tx, sizeof tx, "%d", in->tokens[SIDE_AXIS]);
@@ -99,7 +98,8 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
         in->players[SIDE_ALLIES], "axis", in->players[SIDE_AXIS], "scenarios", in->scenarios);
     char *text = json_dumps(log, JSON_COMPACT);
     json_decref(log);
-    bool logged = text && db_log_insert(db, out->id, "organizer", "campaign_created", text);
+    bool logged = text && db_log_insert(db, out->id, "organizer", "campaign_created", text) &&
+                  db_action_stamp(db, out->id);
     free(text);
     return logged ? C_OK : C_DBERR;
 }

@@ -75,6 +75,20 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
         return campaign_use_held(db, c, a->held, e);
     case IMPORT_BATTLE_PICKED:
         return campaign_pick_battle(db, c, a->battle, a->side, a->event, e);
+    case IMPORT_UNDO: {
+        /* The undo reads the last action from the log, as written so far, and the campaign as
+         * stored: it is stored first. */
+        char id[CAMPAIGN_ID_LEN + 1];
+        snprintf(id, sizeof id, "%s", c->id);
+        enum cres rc = campaign_save(db, c);
+        if (rc == C_OK)
+            rc = campaign_load(db, id, false, c, e);
+        json_t *undone = NULL;
+        if (rc == C_OK)
+            rc = campaign_undo(db, c, a->by, &undone, e);
+        json_decref(undone);
+        return rc;
+    }
     }
     return refuse(e, PROBLEM_INVALID_FIELD, "actions", "an action m44d cannot replay");
 }
@@ -106,6 +120,8 @@ enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out,
         rc = campaign_load(db, out->id, true, c, e);
     for (int i = 0; rc == C_OK && i < plan.nactions; i++) {
         rc = replay_one(db, c, &plan.actions[i], e);
+        if (rc == C_OK)
+            rc = campaign_stamp(db, c);
         if (rc == C_REFUSED) {
             char detail_text[sizeof e->detail];
             snprintf(detail_text, sizeof detail_text, "%s", e->detail);

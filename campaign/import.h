@@ -31,6 +31,7 @@ enum import_kind {
     IMPORT_SEED_ROTATED,
     IMPORT_HELD_USED,
     IMPORT_BATTLE_PICKED,
+    IMPORT_UNDO, /* the last action not undone, undone (API.md) */
 };
 
 struct import_action {
@@ -48,6 +49,9 @@ struct import_action {
     struct choice_item items[RULES_MAX_OFFERED];
     /* IMPORT_RESULT */
     struct result_input result;
+    /* IMPORT_UNDO: who undid it; IMPORT_ROLL: undone later (the roll is then voided) */
+    enum role by;
+    bool voided;
     /* IMPORT_HELD_USED: the holding; IMPORT_BATTLE_PICKED: the event */
     int held;
     char event[RS_ID_MAX];

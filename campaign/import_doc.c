@@ -182,7 +182,12 @@ struct replay_state {
     bool has_result[MAX_BATTLES + 1];
     int results;
     bool extra_what_if[SIDE_COUNT]; /* an event in force gives the side a second What-if roll */
+    /* The actions not undone, as indices into the plan (an undo takes the last one back). */
+    int *effective;
+    int neffective;
 };
+
+static void what_if_state(const struct import_plan *p, struct replay_state *st);
 
 enum { ROLLED_RESERVE = 1, ROLLED_VICTORY = 2, ROLLED_PRE_BATTLE = 4, ROLLED_WHAT_IF = 8 };
 
@@ -418,6 +423,97 @@ static enum cres read_result(struct rd *r, json_t *d, struct import_action *a)
     return C_OK;
 }
 
+static const char *const kind_action[] = {
+    [IMPORT_ROLL] = "roll",
+    [IMPORT_BATTLE] = "battle_created",
+    [IMPORT_CHOICE] = "reserve_choice",
+    [IMPORT_RESULT] = "result",
+    [IMPORT_FINISHED] = "finished",
+    [IMPORT_SEED_ROTATED] = "seed_rotated",
+    [IMPORT_HELD_USED] = "held_used",
+    [IMPORT_BATTLE_PICKED] = "battle_picked",
+    [IMPORT_UNDO] = "undo",
+};
+
+/* The rolls' and results' state after an undo: what the remaining What-if rolls allow, the
+ * victory dice the remaining results give. */
+static void what_if_state(const struct import_plan *p, struct replay_state *st)
+{
+    memset(st->pre_battle_dice, 0, sizeof st->pre_battle_dice);
+    memset(st->extra_what_if, 0, sizeof st->extra_what_if);
+    memset(st->won, 0, sizeof st->won);
+    memset(st->medals_previous, 0, sizeof st->medals_previous);
+    const struct ruleset *rs = p->create.rse->rs;
+    for (int k = 0; k < st->neffective; k++) {
+        const struct import_action *a = &p->actions[st->effective[k]];
+        if (a->kind == IMPORT_RESULT) {
+            st->won[a->result.winner]++;
+            memcpy(st->medals_previous, a->result.medals, sizeof st->medals_previous);
+        }
+        if (a->kind != IMPORT_ROLL || strcmp(a->purpose, "what_if") != 0)
+            continue;
+        const struct event_def *ev = what_if_event(rs, a->side, a->roll.faces[0]);
+        const struct effect_def *pb = ev ? event_effect(ev, EFFECT_PRE_BATTLE_ROLL) : NULL;
+        const struct effect_def *again = ev ? event_effect(ev, EFFECT_EXTRA_WHAT_IF) : NULL;
+        if (pb)
+            st->pre_battle_dice[pb->side] = pb->dice;
+        if (again)
+            st->extra_what_if[again->side] = true;
+    }
+}
+
+/* An undo takes back the last action not undone (API.md): what it can undo, and never a roll
+ * the server made. The replay then checks who may. */
+static enum cres read_undo(struct rd *r, json_t *a, json_t *d, struct import_plan *p,
+                           struct replay_state *st, struct import_action *out)
+{
+    const char *actor = json_string_value(json_object_get(a, "actor"));
+    enum side s;
+    if (actor && strcmp(actor, "organizer") == 0)
+        out->by = ROLE_ORGANIZER;
+    else if (actor && side_parse(actor, &s))
+        out->by = (enum role)s;
+    else
+        return bad(r, NULL, "an undo is by the organizer or a side");
+    const char *what = json_string_value(json_object_get(d, "action"));
+    if (st->neffective == 0)
+        return bad(r, "action", "there is nothing left to undo here");
+    struct import_action *last = &p->actions[st->effective[st->neffective - 1]];
+    if (!what || strcmp(what, kind_action[last->kind]) != 0)
+        return bad(r, "action", "the action undone here is %s, not %s", kind_action[last->kind],
+                   what ? what : "(none)");
+    switch (last->kind) {
+    case IMPORT_ROLL:
+        if (last->roll.recorded_epoch > 0)
+            return bad(r, "action", "a roll made by the server is never undone");
+        if (strcmp(last->purpose, "what_if") == 0)
+            st->rolled[last->battle][last->side] &= (unsigned char)~ROLLED_WHAT_IF;
+        else
+            st->rolled[last->battle][last->side] &=
+                (unsigned char)~(strcmp(last->purpose, "reserve") == 0      ? ROLLED_RESERVE
+                                 : strcmp(last->purpose, "pre_battle") == 0 ? ROLLED_PRE_BATTLE
+                                                                            : ROLLED_VICTORY);
+        last->voided = true;
+        break;
+    case IMPORT_RESULT:
+        st->has_result[last->battle] = false;
+        st->results--;
+        break;
+    case IMPORT_BATTLE:
+        st->battles--;
+        break;
+    case IMPORT_CHOICE:
+    case IMPORT_HELD_USED:
+    case IMPORT_BATTLE_PICKED:
+        break;
+    default:
+        return bad(r, "action", "%s cannot be undone", kind_action[last->kind]);
+    }
+    st->neffective--;
+    what_if_state(p, st);
+    return C_OK;
+}
+
 static enum cres read_action(struct cerr *e, json_t *a, int i, struct import_plan *p,
                              struct replay_state *st, struct import_action *out)
 {
@@ -487,6 +583,10 @@ static enum cres read_action(struct cerr *e, json_t *a, int i, struct import_pla
             return bad(&r, "battle", "a picked battle needs its side and battle");
         return C_OK;
     }
+    if (strcmp(action, "undo") == 0) {
+        out->kind = IMPORT_UNDO;
+        return read_undo(&r, a, d, p, st, out);
+    }
     snprintf(r.path, sizeof r.path, "actions[%d]", i);
     return bad(&r, "action", "\"%.40s\" is not an action m44d records", action);
 }
@@ -522,6 +622,7 @@ static enum cres check_rolls(struct cerr *e, json_t *rolls, const struct import_
             strcmp(json_string_value(json_object_get(x, "source")), server ? "server" : "table") ==
                 0 &&
             nf == a->roll.nfaces && memcmp(f, a->roll.faces, sizeof(enum face) * (size_t)nf) == 0 &&
+            json_is_true(json_object_get(x, "voided")) == a->voided &&
             (server
                  ? json_is_string(cs) && strcmp(json_string_value(cs), a->roll.client_seed) == 0 &&
                        json_is_integer(ep) && json_integer_value(ep) == a->roll.recorded_epoch
@@ -574,16 +675,24 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
     if (!p->actions)
         return refuse(e, PROBLEM_INTERNAL, NULL, "Out of memory reading the export.");
     struct replay_state st = {.next_roll = 1, .epoch = 1};
+    st.effective = calloc(json_array_size(actions), sizeof *st.effective);
+    if (!st.effective)
+        return refuse(e, PROBLEM_INTERNAL, NULL, "Out of memory reading the export.");
     for (size_t i = 1; i < json_array_size(actions); i++) {
         json_t *a = json_array_get(actions, i);
         const char *action = json_string_value(json_object_get(a, "action"));
-        if (action && strcmp(action, "imported") == 0)
-            continue; /* a note left by an earlier import */
+        if (action && (strcmp(action, "imported") == 0 || strcmp(action, "key_reissued") == 0))
+            continue; /* a note left by an earlier import; keys are new here anyway */
         rc = read_action(e, a, (int)i, p, &st, &p->actions[p->nactions]);
-        if (rc != C_OK)
+        if (rc != C_OK) {
+            free(st.effective);
             return rc;
+        }
+        if (p->actions[p->nactions].kind != IMPORT_UNDO)
+            st.effective[st.neffective++] = p->nactions;
         p->nactions++;
     }
+    free(st.effective);
     return check_rolls(e, json_object_get(doc, "rolls"), p);
 }
 

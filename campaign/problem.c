@@ -22,6 +22,7 @@ static const struct problem_info infos[PROBLEM_COUNT] = {
                                      "The campaign's ruleset is not loaded on this server"},
     [PROBLEM_SEED_NOT_SECRET] = {409, "seed-not-secret",
                                  "The server's seed is not a secret it holds; rotate it first"},
+    [PROBLEM_NOT_UNDOABLE] = {409, "not-undoable", "The last action cannot be undone"},
     [PROBLEM_PRECONDITION_FAILED] = {412, "precondition-failed",
                                      "The campaign changed since you read it"},
     [PROBLEM_BODY_TOO_LARGE] = {413, "body-too-large", "The request body is too large"},

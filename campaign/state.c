@@ -99,6 +99,7 @@ static void clear(struct campaign *c)
         free(c->scenarios); /* only the campaign's own list is ours */
     for (int i = 0; i < c->neffects; i++)
         json_decref(c->effects[i].data);
+    json_decref(c->last.detail);
     memset(c, 0, sizeof *c);
 }
 
@@ -187,6 +188,8 @@ static void load_battles(struct campaign *c, json_t *rows)
         for (size_t k = 0; k < json_array_size(features) && x->nfeatures < RS_MAX_FEATURES; k++)
             copy(x->features[x->nfeatures++], RS_ID_MAX, jstr_at(features, k));
         x->sudden_death = json_is_true(json_array_get(b, 19));
+        x->setup_first_player = side_or_none(jstr_at(b, 20)) == SIDE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+        x->setup_commissar = side_or_none(jstr_at(b, 21));
     }
 }
 
@@ -327,6 +330,15 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
         loaders[k](c, rows);
         json_decref(rows);
     }
+    json_t *last = json_loads(PQgetvalue(r, 0, 25), JSON_DECODE_ANY, NULL);
+    if (json_is_array(last)) {
+        c->last.seq = (long long)json_integer_value(json_array_get(last, 0));
+        copy(c->last.actor, sizeof c->last.actor, jstr_at(last, 1));
+        copy(c->last.action, sizeof c->last.action, jstr_at(last, 2));
+        c->last.detail = json_incref(json_array_get(last, 3));
+    }
+    json_decref(last);
+    c->undo_from = atoll(PQgetvalue(r, 0, 26));
     PQclear(r);
 
     if (c->scenarios_json) {
@@ -481,6 +493,11 @@ enum cres campaign_log(struct db *db, const struct campaign *c, const char *acto
     bool logged = text && db_log_insert(db, c->id, actor, action, text);
     free(text);
     return logged ? C_OK : C_DBERR;
+}
+
+enum cres campaign_stamp(struct db *db, const struct campaign *c)
+{
+    return db_action_stamp(db, c->id) ? C_OK : C_DBERR;
 }
 
 enum cres campaign_tokens(struct db *db, struct campaign *c, enum side side, int new_value,

@@ -4,9 +4,10 @@
 static struct db_statement st_insert = {
     "battle_insert",
     "INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, "
-    "cards_axis, medals_to_win, commissar, phase, maps, features) VALUES ($1::uuid, $2::int, $3, "
-    "$4, $5::int, $6::int, $7::int, $8, $9, $10::text[], $11::text[])",
-    11, 0};
+    "cards_axis, medals_to_win, commissar, phase, maps, features, setup_first_player, "
+    "setup_commissar) VALUES ($1::uuid, $2::int, $3, $4, $5::int, $6::int, $7::int, $8, $9, "
+    "$10::text[], $11::text[], $12, $13)",
+    13, 0};
 /* $3, the phase, is typed where it is used (see campaign_save in campaigns.c). */
 static struct db_statement st_update = {
     "battle_update",
@@ -19,7 +20,7 @@ static struct db_statement st_update = {
     "SELECT m44_expect_rows(count(*), 1, 'battle_update') FROM u",
     13, 0};
 
-bool db_battle_insert(struct db *db, const char *const p[11])
+bool db_battle_insert(struct db *db, const char *const p[13])
 {
     return db_defer(db, &st_insert, p);
 }

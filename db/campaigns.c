@@ -18,7 +18,8 @@
         "b.commissar, b.phase, b.winner, b.medals_allies, b.medals_axis, b.undeployed_allies, "     \
         "b.undeployed_axis, b.objective_allies, b.objective_axis, "                                 \
         DB_TS("b.created_at") ", " DB_TS("b.finished_at") ", b.maps, b.features, "                  \
-        "b.sudden_death",                                                                           \
+        "b.sudden_death, coalesce(b.setup_first_player, b.first_player), "                          \
+        "CASE WHEN b.setup_first_player IS NULL THEN b.commissar ELSE b.setup_commissar END",                                  \
         "ORDER BY b.number) FROM battles b WHERE b.campaign_id = c.id")
 #define CAMPAIGN_SEEDS                                                                              \
     AGG("s.epoch, encode(s.seed, 'hex'), s.commitment, " DB_TS("s.revealed_at") ", s.origin",                    \
@@ -28,13 +29,22 @@
         "ORDER BY e.seq) FROM effects e WHERE e.campaign_id = c.id")
 #define CAMPAIGN_WHAT_IF                                                                            \
     AGG("r.side, r.faces, r.detail->>'event', r.battle",                                           \
-        "ORDER BY r.n) FROM rolls r WHERE r.campaign_id = c.id AND r.purpose = 'what_if'")
+        "ORDER BY r.n) FROM rolls r WHERE r.campaign_id = c.id AND r.purpose = 'what_if' "          \
+        "AND NOT r.voided")
 #define CAMPAIGN_HELD                                                                               \
     AGG("h.id, h.side, h.grant_id, h.battle, h.state",                                             \
         "ORDER BY h.id) FROM holdings h WHERE h.campaign_id = c.id")
+/* The last action that was not undone (undo and key re-issues are not actions on the game):
+ * [seq, actor, action, detail], or null. */
+#define CAMPAIGN_LAST_ACTION                                                                        \
+    "(SELECT json_build_array(l.seq, l.actor, l.action, l.detail) FROM event_log l "                 \
+    "WHERE l.campaign_id = c.id AND l.action NOT IN ('undo', 'key_reissued') AND NOT EXISTS "       \
+    "(SELECT 1 FROM event_log u WHERE u.campaign_id = c.id AND u.action = 'undo' "                  \
+    "AND (u.detail ->> 'undid')::bigint = l.seq) ORDER BY l.seq DESC LIMIT 1)"
 #define CAMPAIGN_COLUMNS                                                                            \
     CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", "                                     \
-    CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF ", " CAMPAIGN_HELD
+    CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF ", " CAMPAIGN_HELD ", " CAMPAIGN_LAST_ACTION ", "         \
+    "c.undo_from"
 // clang-format on
 
 static struct db_statement st_insert = {

@@ -12,15 +12,17 @@ static struct db_statement st_insert = {
     "INSERT INTO event_log (campaign_id, actor, action, detail) SELECT campaign_id, $11, $12, "
     "$13::jsonb FROM r",
     13, 0};
+/* Every roll, voided ones too (marked): numbers are never reused. */
 static struct db_statement st_all = {
-    "rolls", "SELECT " ROLL_COLUMNS " FROM rolls WHERE campaign_id = $1::uuid ORDER BY n", 1, 0};
+    "rolls", "SELECT " ROLL_COLUMNS ", voided FROM rolls WHERE campaign_id = $1::uuid ORDER BY n",
+    1, 0};
 /* A battle's rolls, then its reserve choices in the same columns (purpose 'choice', the
  * chosen options as detail) with cost and tokens_after added: one round trip. */
 // clang-format off
 static struct db_statement st_battle = {
     "battle_detail",
     "SELECT " ROLL_COLUMNS ", NULL::int, NULL::int FROM rolls "
-    "WHERE campaign_id = $1::uuid AND battle = $2::int UNION ALL "
+    "WHERE campaign_id = $1::uuid AND battle = $2::int AND NOT voided UNION ALL "
     "SELECT NULL, side, 'choice', battle, NULL, NULL, NULL, NULL, chosen, " DB_TS("at") ", "
     "cost, tokens_after FROM reserve_choices WHERE campaign_id = $1::uuid AND battle = $2::int "
     "ORDER BY 1 NULLS LAST",

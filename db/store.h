@@ -46,7 +46,7 @@ long db_campaign_id_lock(struct db *db, const char *id);
 
 /* battles (db/battles.c): campaign, number, scenario, first_player, cards_allies, cards_axis,
  * medals_to_win, commissar, phase, maps (text[] literal or NULL), features (text[] literal) */
-bool db_battle_insert(struct db *db, const char *const p[11]);
+bool db_battle_insert(struct db *db, const char *const p[13]);
 /* number, scenario, first_player, cards_allies, cards_axis, medals_to_win, commissar, phase,
  * winner, medals_allies, medals_axis, undeployed_allies, undeployed_axis, objective_allies,
  * objective_axis, created_at, finished_at */
@@ -86,6 +86,17 @@ PGresult *db_ledger(struct db *db, const char *campaign);
 bool db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
                    const char *detail);
 PGresult *db_log(struct db *db, const char *campaign);
+
+/* corrections (db/corrections.c): undo and key re-issue. */
+bool db_action_stamp(struct db *db, const char *campaign);
+bool db_action_unwrite(struct db *db, const char *campaign, const char *seq);
+PGresult *db_ledger_balances(struct db *db, const char *campaign); /* side, balance */
+bool db_roll_void(struct db *db, const char *campaign, const char *n);
+bool db_choice_delete(struct db *db, const char *campaign, const char *battle, const char *side);
+bool db_battle_delete(struct db *db, const char *campaign, const char *battle);
+bool db_effect_unroll(struct db *db, const char *campaign, const char *event_id, const char *side);
+bool db_effect_unpick(struct db *db, const char *campaign, const char *event_id);
+bool db_key_set(struct db *db, const char *campaign, const char *role, const char *hash_hex);
 
 /* idempotency (db/idempotency.c): rows are found by a key hash (hex); a row older than `ttl`
  * seconds is not found. Columns: request_hash (hex), status, body (hex), etag, location. */

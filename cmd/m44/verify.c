@@ -131,7 +131,10 @@ int verify_export(const char *path, FILE *out, FILE *err)
         }
         faces_text(got, nf, text, sizeof text);
         if (!source || strcmp(source, "server") != 0) {
-            fprintf(out, "%s: %s entered from the table (nothing to recompute)\n", label, text);
+            fprintf(out, "%s: %s entered from the table (nothing to recompute)%s\n", label, text,
+                    json_is_true(json_object_get(r, "voided"))
+                        ? "; undone at the table, and entered again"
+                        : "");
             table++;
             continue;
         }

@@ -160,6 +160,63 @@ static void test_checks(void)
     fixture_end(&ci);
 }
 
+/* The SQLSTATE of `sql` on `c` ("" when it succeeded). */
+static void state_of(PGconn *c, const char *sql, char *state, size_t len)
+{
+    PGresult *r = PQexec(c, sql);
+    const char *s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    snprintf(state, len, "%s", s ? s : "");
+    PQclear(r);
+}
+
+/* Rolls are append-only (RULES.md 1: the roll log): the one change allowed is voiding a table
+ * roll (an undo, API.md), once; a server roll is never voided, and a voided roll's purpose may
+ * be rolled again without its number being reused. */
+static void test_rolls_append_only(void)
+{
+    char *ci = fixture_campaign("schema_rolls", ID);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ci);
+    PGconn *c = PQconnectdb(ci);
+    CU_ASSERT_EQUAL_FATAL(PQstatus(c), CONNECTION_OK);
+    CU_ASSERT_FATAL(fixture_sql(
+        c, "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, seed_epoch, faces) "
+           "VALUES ('" ID "', 1, 'allies', 'reserve', 1, 'server', 1, '{star,flag}'), "
+           "('" ID "', 2, 'axis', 'reserve', 1, 'table', NULL, '{star,star}')"));
+    static const struct {
+        const char *what, *sql, *state;
+    } steps[] = {
+        {"a server roll voided", "UPDATE rolls SET voided = true WHERE n = 1", "P0001"},
+        {"a server roll changed", "UPDATE rolls SET faces = '{star,star}' WHERE n = 1", "P0001"},
+        {"a roll deleted", "DELETE FROM rolls WHERE n = 2", "P0001"},
+        {"a table roll voided and changed",
+         "UPDATE rolls SET voided = true, faces = '{flag,flag}' WHERE n = 2", "P0001"},
+        {"the same roll again while the first stands",
+         "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, faces) VALUES ('" ID
+         "', 3, 'axis', 'reserve', 1, 'table', '{flag,flag}')",
+         "23505"},
+        {"a table roll voided", "UPDATE rolls SET voided = true WHERE n = 2", ""},
+        {"a voided roll unvoided", "UPDATE rolls SET voided = false WHERE n = 2", "P0001"},
+        {"the roll entered again, with a new number",
+         "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, faces) VALUES ('" ID
+         "', 3, 'axis', 'reserve', 1, 'table', '{flag,flag}')",
+         ""},
+        {"a number used again",
+         "INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, faces) VALUES ('" ID
+         "', 2, 'axis', 'victory_events', 2, 'table', '{flag,flag}')",
+         "23505"},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        char state[8];
+        state_of(c, steps[i].sql, state, sizeof state);
+        if (strcmp(state, steps[i].state) != 0)
+            fprintf(stderr, "  %s: SQLSTATE '%s', want '%s'\n", steps[i].what, state,
+                    steps[i].state);
+        CU_ASSERT_STRING_EQUAL(state, steps[i].state);
+    }
+    PQfinish(c);
+    fixture_end(&ci);
+}
+
 /* A database left at 0002 with rows in every constrained table, as a deployment before 0003
  * has it: migrating keeps every row and value, and the checks hold afterwards. */
 static void test_upgrade_with_rows(void)
@@ -252,6 +309,8 @@ void register_schema_tests(void)
 {
     CU_pSuite s = CU_add_suite("schema", NULL, NULL);
     CU_add_test(s, "each constrained column takes a good value and refuses a bad one", test_checks);
+    CU_add_test(s, "rolls: append-only, a table roll voided once, never a server roll",
+                test_rolls_append_only);
     CU_add_test(s, "migrating a database with rows keeps them, and the checks hold",
                 test_upgrade_with_rows);
 }

@@ -10,7 +10,7 @@ if [ "$major" -lt 18 ]; then
   exit 1
 fi
 [ -x /usr/bin/chromium ] || { echo "e2e: /usr/bin/chromium is missing (scripts/deps.sh test)" >&2; exit 1; }
-if [ ! -d node_modules/playwright-core ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/jsqr ]; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 fi
 db="e2e_$$"

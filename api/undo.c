@@ -1,0 +1,32 @@
+/* POST /api/v1/campaigns/{id}/undo: the campaign's last action undone (API.md, "Correcting
+ * mistakes at the table"): by the organizer, or by the side whose action it was; never a server
+ * roll. The reply is the standing as it is now, with what was undone. */
+#include "api/bodies.h"
+#include "api/common.h"
+#include "api/handlers.h"
+
+static enum cres undo(struct db *db, struct write_ctx *w)
+{
+    json_t *undone = NULL;
+    enum cres rc = campaign_undo(db, w->c, w->role, &undone, &w->err);
+    if (rc != C_OK)
+        return rc;
+    w->status = 200;
+    w->body = json_pack("{s:o}", "undone", undone);
+    return C_OK;
+}
+
+void handle_undo(struct req *r)
+{
+    struct jerr e;
+    json_t *body = body_parse(r, &e);
+    bool ok = body && parse_empty(body, &e);
+    json_decref(body);
+    if (!ok) {
+        reply_jerr(r, &e);
+        return;
+    }
+    struct write_op op = {
+        .campaign = true, .need = NEED_KEY, .action = undo, .reply_standing = true};
+    write_run(r, &op);
+}

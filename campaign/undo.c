@@ -1,0 +1,260 @@
+/*
+ * Undo (API.md, "Correcting mistakes at the table"): the campaign's last action, as if it had
+ * not been done. What can be undone: a battle result (carry-over reversed, the battle back in
+ * `ready`), a reserve choice (the side chooses again from the same dice), a roll entered from
+ * the table (voided: it keeps its number in the roll log, and the faces are entered again), a
+ * battle set-up (nothing can have been rolled in it: that would be a later action), a What-if
+ * roll from the table, a held token marked used, a battle picked for an event. Never a server
+ * roll: that would let the same dice be rolled again. The organizer may undo any of these; a
+ * side only its own. The undo is logged with who and when, and the log keeps the undone entry.
+ *
+ * What the action wrote is known exactly: the roll, choice or battle it names, and the token
+ * changes and held tokens stamped with its log entry (campaign_stamp). After the rows are put
+ * back, the campaign is read again and every derived state is worked out anew: tokens from the
+ * ledger, the battle's phase and set-up from its rolls and the events in force.
+ */
+#include "campaign/campaign.h"
+
+#include "db/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *dstr(const json_t *d, const char *key)
+{
+    const char *s = json_string_value(json_object_get(d, key));
+    return s ? s : "";
+}
+
+static int dint(const json_t *d, const char *key)
+{
+    return (int)json_integer_value(json_object_get(d, key));
+}
+
+static const char *side_words(const char *side)
+{
+    enum side s;
+    return side_parse(side, &s) ? side_title(s) : "organizer";
+}
+
+static const char *purpose_words(const char *purpose)
+{
+    return strcmp(purpose, "what_if") == 0          ? "What-if"
+           : strcmp(purpose, "victory_events") == 0 ? "victory event"
+           : strcmp(purpose, "pre_battle") == 0     ? "pre-battle"
+                                                    : "reserve";
+}
+
+static void faces_words(const json_t *faces, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < json_array_size(faces); i++) {
+        size_t l = strlen(out);
+        snprintf(out + l, len - l, "%s%s", i ? ", " : "",
+                 json_string_value(json_array_get(faces, i)));
+    }
+}
+
+/* The text of an event or grant id in the campaign's ruleset, or the id. */
+static const char *event_name(const struct campaign *c, const char *id)
+{
+    const struct what_if_rules *w = c->rse ? &c->rse->rs->what_if : NULL;
+    for (int k = 0; w && k < w->nevents; k++)
+        if (strcmp(w->events[k].id, id) == 0)
+            return w->events[k].name;
+    return id;
+}
+
+bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char *why_not,
+                        size_t nlen)
+{
+    what[0] = why_not[0] = '\0';
+    if (!c->last.seq)
+        return false;
+    const char *action = c->last.action, *actor = c->last.actor;
+    const json_t *d = c->last.detail;
+    bool can = true;
+    if (strcmp(action, "roll") == 0) {
+        char faces[RULES_MAX_DICE * 10];
+        faces_words(json_object_get(d, "faces"), faces, sizeof faces);
+        int battle = dint(d, "battle");
+        const char *purpose = dstr(d, "purpose");
+        if (battle > 0 && strcmp(purpose, "what_if") != 0)
+            snprintf(what, wlen, "the %s' %s roll for battle %d (%s)", side_words(actor),
+                     purpose_words(purpose), battle, faces);
+        else
+            snprintf(what, wlen, "the %s' %s roll (%s)", side_words(actor), purpose_words(purpose),
+                     faces);
+        if (strcmp(dstr(d, "source"), "server") == 0) {
+            can = false;
+            snprintf(why_not, nlen,
+                     "The server rolled these dice: a server roll is never undone, because that "
+                     "would let the dice be rolled again.");
+        }
+    } else if (strcmp(action, "reserve_choice") == 0) {
+        snprintf(what, wlen, "the %s' reserve choice for battle %d", side_words(actor),
+                 dint(d, "battle"));
+    } else if (strcmp(action, "result") == 0) {
+        const json_t *m = json_object_get(d, "medals");
+        snprintf(what, wlen, "the result of battle %d (%s won, medals Allies %d, Axis %d)",
+                 dint(d, "battle"), side_words(dstr(d, "winner")), dint(m, "allies"),
+                 dint(m, "axis"));
+    } else if (strcmp(action, "battle_created") == 0) {
+        snprintf(what, wlen, "setting up battle %d (%s)", dint(d, "number"), dstr(d, "scenario"));
+    } else if (strcmp(action, "held_used") == 0) {
+        const struct grant_def *g = c->rse ? ruleset_grant(c->rse->rs, dstr(d, "grant")) : NULL;
+        snprintf(what, wlen, "marking the %s' %s used", side_words(dstr(d, "side")),
+                 g ? g->text : dstr(d, "grant"));
+    } else if (strcmp(action, "battle_picked") == 0) {
+        snprintf(what, wlen, "the %s picking battle %d for %s", side_words(actor),
+                 dint(d, "battle"), event_name(c, dstr(d, "event")));
+    } else {
+        can = false;
+        if (strcmp(action, "finished") == 0) {
+            snprintf(what, wlen, "finishing the campaign");
+            snprintf(why_not, nlen,
+                     "The campaign is finished and its seed revealed: it is not reopened.");
+        } else if (strcmp(action, "seed_rotated") == 0) {
+            snprintf(what, wlen, "revealing the seed and drawing a new one");
+            snprintf(why_not, nlen, "A revealed seed cannot be hidden again.");
+        } else if (strcmp(action, "imported") == 0) {
+            snprintf(what, wlen, "bringing the campaign in from a backup");
+            snprintf(why_not, nlen,
+                     "The campaign was brought in from a backup: what came before cannot be "
+                     "undone here.");
+        } else if (strcmp(action, "campaign_created") == 0) {
+            return false; /* nothing done yet */
+        } else {
+            snprintf(what, wlen, "the last action");
+            snprintf(why_not, nlen, "This cannot be undone.");
+        }
+    }
+    if (can && c->last.seq <= c->undo_from) {
+        can = false;
+        snprintf(why_not, nlen,
+                 "This was done before this server could undo actions; only what is done from "
+                 "now on can be undone.");
+    }
+    return can || why_not[0];
+}
+
+/* The tokens each side has, as the ledger now says. */
+static enum cres tokens_from_ledger(struct db *db, struct campaign *c)
+{
+    PGresult *r = db_ledger_balances(db, c->id);
+    if (!r)
+        return C_DBERR;
+    c->tokens[SIDE_ALLIES] = c->tokens[SIDE_AXIS] = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        enum side s;
+        if (side_parse(PQgetvalue(r, i, 0), &s))
+            c->tokens[s] = atoi(PQgetvalue(r, i, 1));
+    }
+    PQclear(r);
+    return C_OK;
+}
+
+/* A battle's phase and set-up worked out again from its rolls and the events in force. */
+static enum cres rephase(struct db *db, struct campaign *c, int number)
+{
+    struct battle *b = campaign_battle(c, number);
+    if (!b)
+        return C_OK;
+    struct battle_detail d;
+    if (battle_detail_load(db, c, number, &d) != C_OK)
+        return C_DBERR;
+    if (b->phase != PHASE_FINISHED)
+        b->phase = PHASE_SETUP;
+    battle_apply_overrides(c, b);
+    phase_advance(c, b, &d);
+    battle_detail_free(&d);
+    return battle_save(db, c, b);
+}
+
+enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_t **undone,
+                        struct cerr *e)
+{
+    char what[300], why_not[300];
+    bool known = campaign_undo_info(c, what, sizeof what, why_not, sizeof why_not);
+    if (!known)
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
+                      "Nothing has been done in this campaign yet that could be undone.");
+    if (why_not[0])
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The last action, %s, cannot be undone. %s",
+                      what, why_not);
+    if (c->finished)
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
+    char actor[16];
+    snprintf(actor, sizeof actor, "%s", c->last.actor);
+    if (role != ROLE_ORGANIZER && strcmp(actor, role_name(role)) != 0)
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
+                      "The last action is %s: only %s or the organizer can undo it.", what,
+                      strcmp(actor, "organizer") == 0 ? "the organizer" : side_words(actor));
+    /* Everything needed from the entry, before the campaign is read again. */
+    long long seq = c->last.seq;
+    char action[32], side[16], purpose[32], event[RS_ID_MAX], seqtext[24], num[16];
+    snprintf(action, sizeof action, "%s", c->last.action);
+    json_t *d = json_incref(c->last.detail);
+    snprintf(side, sizeof side, "%s", dstr(d, "side")[0] ? dstr(d, "side") : actor);
+    snprintf(purpose, sizeof purpose, "%s", dstr(d, "purpose"));
+    snprintf(event, sizeof event, "%s", dstr(d, "event"));
+    snprintf(seqtext, sizeof seqtext, "%lld", seq);
+    int battle = strcmp(action, "battle_created") == 0 ? dint(d, "number") : dint(d, "battle");
+    snprintf(num, sizeof num, "%d", battle);
+    enum side s = SIDE_ALLIES;
+    side_parse(side, &s);
+
+    bool ok = true;
+    if (strcmp(action, "roll") == 0) {
+        char n[24];
+        snprintf(n, sizeof n, "%d", dint(d, "n"));
+        ok = db_roll_void(db, c->id, n);
+        if (ok && strcmp(purpose, "what_if") == 0) {
+            /* The event this roll gave, no longer rolled by this side. */
+            const char *ev = battle > 0 ? c->what_if_again_event[s] : c->what_if_event[s];
+            if (ev[0])
+                ok = db_effect_unroll(db, c->id, ev, side_name(s));
+        }
+    } else if (strcmp(action, "reserve_choice") == 0) {
+        ok = db_choice_delete(db, c->id, num, side_name(s));
+    } else if (strcmp(action, "result") == 0) {
+        struct battle *b = campaign_battle(c, battle);
+        if (b) {
+            b->phase = PHASE_READY;
+            b->winner = -1;
+            b->sudden_death = false;
+            memset(b->medals, 0, sizeof b->medals);
+            memset(b->undeployed, 0, sizeof b->undeployed);
+            memset(b->objective, 0, sizeof b->objective);
+            ok = battle_save(db, c, b) == C_OK;
+        }
+    } else if (strcmp(action, "battle_created") == 0) {
+        ok = db_battle_delete(db, c->id, num);
+    } else if (strcmp(action, "held_used") == 0) {
+        char id[16];
+        snprintf(id, sizeof id, "%d", dint(d, "id"));
+        ok = db_held_set(db, c->id, id, "held");
+    } else if (strcmp(action, "battle_picked") == 0) {
+        ok = db_effect_unpick(db, c->id, event);
+    }
+    json_decref(d);
+    /* The token changes and held tokens the action made. */
+    if (!ok || !db_action_unwrite(db, c->id, seqtext))
+        return C_DBERR;
+    /* Read it all again, and work out what follows. */
+    char id[CAMPAIGN_ID_LEN + 1];
+    snprintf(id, sizeof id, "%s", c->id);
+    enum cres rc = campaign_load(db, id, false, c, e);
+    if (rc == C_OK)
+        rc = tokens_from_ledger(db, c);
+    if (rc == C_OK && battle > 0 && strcmp(action, "battle_created") != 0)
+        rc = rephase(db, c, battle);
+    if (rc == C_OK && strcmp(action, "roll") == 0 && strcmp(purpose, "what_if") == 0)
+        rc = rephase(db, c, 1); /* battle 1 may have waited for the What-if rolls */
+    if (rc != C_OK)
+        return rc;
+    *undone = json_pack("{s:I, s:s, s:s, s:s}", "undid", (json_int_t)seq, "action", action, "actor",
+                        actor, "what", what);
+    return campaign_log(db, c, role_name(role), "undo", json_incref(*undone));
+}

@@ -1,0 +1,133 @@
+/* Statements for correcting mistakes (API.md, second round): undo and key re-issue. */
+#include "db/store.h"
+
+/* The token changes and held tokens an action wrote carry its log entry (the last one): run
+ * once the action is done, so that an undo removes exactly them. */
+static struct db_statement st_stamp = {
+    "action_stamp",
+    "WITH l AS (SELECT max(seq) AS seq FROM event_log WHERE campaign_id = $1::uuid), "
+    "t AS (UPDATE token_ledger SET log_seq = (SELECT seq FROM l) "
+    "WHERE campaign_id = $1::uuid AND log_seq IS NULL RETURNING 1), "
+    "h AS (UPDATE holdings SET log_seq = (SELECT seq FROM l) "
+    "WHERE campaign_id = $1::uuid AND log_seq IS NULL RETURNING 1) "
+    "SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM h)",
+    1, 0};
+
+bool db_action_stamp(struct db *db, const char *campaign)
+{
+    const char *p[] = {campaign};
+    return db_defer(db, &st_stamp, p);
+}
+
+/* What an action wrote to the token ledger and the held tokens, removed. */
+static struct db_statement st_unwrite = {
+    "action_unwrite",
+    "WITH t AS (DELETE FROM token_ledger WHERE campaign_id = $1::uuid AND log_seq = $2::bigint "
+    "RETURNING 1), h AS (DELETE FROM holdings WHERE campaign_id = $1::uuid AND "
+    "log_seq = $2::bigint RETURNING 1) SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM h)",
+    2, 0};
+
+bool db_action_unwrite(struct db *db, const char *campaign, const char *seq)
+{
+    const char *p[] = {campaign, seq};
+    return db_defer(db, &st_unwrite, p);
+}
+
+/* Each side's Reserve Tokens as the ledger now says: [side, balance] rows (a side with no row
+ * has none). */
+static struct db_statement st_balances = {
+    "ledger_balances",
+    "SELECT DISTINCT ON (side) side, balance FROM token_ledger WHERE campaign_id = $1::uuid "
+    "ORDER BY side, seq DESC",
+    1, 0};
+
+PGresult *db_ledger_balances(struct db *db, const char *campaign)
+{
+    const char *p[] = {campaign};
+    return db_exec(db, &st_balances, p);
+}
+
+/* A table roll voided (the rolls trigger allows nothing else, and never on a server roll). */
+static struct db_statement st_roll_void = {
+    "roll_void",
+    "WITH u AS (UPDATE rolls SET voided = true WHERE campaign_id = $1::uuid AND n = $2::int "
+    "AND source = 'table' AND NOT voided RETURNING 1) "
+    "SELECT m44_expect_rows(count(*), 1, 'roll_void') FROM u",
+    2, 0};
+
+bool db_roll_void(struct db *db, const char *campaign, const char *n)
+{
+    const char *p[] = {campaign, n};
+    return db_defer(db, &st_roll_void, p);
+}
+
+static struct db_statement st_choice_delete = {
+    "choice_delete",
+    "WITH d AS (DELETE FROM reserve_choices WHERE campaign_id = $1::uuid AND battle = $2::int "
+    "AND side = $3 RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'choice_delete') FROM d",
+    3, 0};
+
+bool db_choice_delete(struct db *db, const char *campaign, const char *battle, const char *side)
+{
+    const char *p[] = {campaign, battle, side};
+    return db_defer(db, &st_choice_delete, p);
+}
+
+static struct db_statement st_battle_delete = {
+    "battle_delete",
+    "WITH d AS (DELETE FROM battles WHERE campaign_id = $1::uuid AND number = $2::int "
+    "RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'battle_delete') FROM d",
+    2, 0};
+
+bool db_battle_delete(struct db *db, const char *campaign, const char *battle)
+{
+    const char *p[] = {campaign, battle};
+    return db_defer(db, &st_battle_delete, p);
+}
+
+/* A side's What-if roll of an event undone: the event is no longer rolled by it, and no longer
+ * in force when nobody else rolled it. */
+static struct db_statement st_effect_unroll = {
+    "effect_unroll",
+    "UPDATE effects SET rolled_by = array_remove(rolled_by, $3::text) "
+    "WHERE campaign_id = $1::uuid AND event_id = $2",
+    3, 0};
+static struct db_statement st_effect_drop = {
+    "effect_drop",
+    "DELETE FROM effects WHERE campaign_id = $1::uuid AND event_id = $2 AND rolled_by = '{}'", 2,
+    0};
+
+bool db_effect_unroll(struct db *db, const char *campaign, const char *event_id, const char *side)
+{
+    const char *p[] = {campaign, event_id, side};
+    return db_defer(db, &st_effect_unroll, p) && db_defer(db, &st_effect_drop, p);
+}
+
+static struct db_statement st_effect_unpick = {
+    "effect_unpick",
+    "WITH u AS (UPDATE effects SET picked_battle = NULL WHERE campaign_id = $1::uuid AND "
+    "event_id = $2 RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'effect_unpick') FROM u",
+    2, 0};
+
+bool db_effect_unpick(struct db *db, const char *campaign, const char *event_id)
+{
+    const char *p[] = {campaign, event_id};
+    return db_defer(db, &st_effect_unpick, p);
+}
+
+/* A role's key replaced by a new one ($2: organizer, allies or axis; $3: its SHA-256, hex). */
+static struct db_statement st_key_set = {
+    "key_set",
+    "WITH u AS (UPDATE campaigns SET "
+    "organizer_key_hash = CASE WHEN $2 = 'organizer' THEN decode($3, 'hex') "
+    "ELSE organizer_key_hash END, "
+    "allies_key_hash = CASE WHEN $2 = 'allies' THEN decode($3, 'hex') ELSE allies_key_hash END, "
+    "axis_key_hash = CASE WHEN $2 = 'axis' THEN decode($3, 'hex') ELSE axis_key_hash END "
+    "WHERE id = $1::uuid RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'key_set') FROM u",
+    3, 0};
+
+bool db_key_set(struct db *db, const char *campaign, const char *role, const char *hash_hex)
+{
+    const char *p[] = {campaign, role, hash_hex};
+    return db_defer(db, &st_key_set, p);
+}

@@ -1,0 +1,362 @@
+/*
+ * Correcting mistakes at the table (API.md, second round): undo and key re-issue. The expected
+ * state after an undo is not computed: it is the state the campaign showed before the action,
+ * read through the API, and every view must be that again (the standing, each battle, the
+ * rolls still in force).
+ */
+#include "tests/api/client.h"
+#include "tests/common/testkit.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct daemon other; /* where the round trip is imported */
+static char *other_db;
+
+static int suite_init(void)
+{
+    other_db = tk_new_database("api_corrections");
+    return daemon_start(&other, other_db, NULL) ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    int st = daemon_stop(&other, SIGTERM, 30);
+    free(other_db);
+    return st == 0 ? 0 : 1;
+}
+
+static void expect(struct http_resp *r, long status, const char *what)
+{
+    if (r->status != status)
+        fprintf(stderr, "\n%s: expected %ld, got %ld %s\n", what, status, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, status);
+    http_free(r);
+}
+
+/* Everything a player can read about the campaign, but its version: the standing, every battle,
+ * and the rolls not voided. */
+static json_t *snapshot(const struct daemon *d, const struct camp *c)
+{
+    struct http_resp *r = camp_get(d, c, "");
+    json_t *s = json_deep_copy(r->json);
+    http_free(r);
+    json_object_del(s, "version");
+    json_t *battles = json_array();
+    for (size_t n = 1; n <= json_array_size(json_object_get(s, "battles")); n++) {
+        char p[32];
+        snprintf(p, sizeof p, "/battles/%zu", n);
+        r = camp_get(d, c, p);
+        json_array_append(battles, r->json);
+        http_free(r);
+    }
+    json_t *rolls = json_array();
+    r = camp_get(d, c, "/rolls");
+    for (size_t i = 0; i < json_array_size(r->json); i++)
+        if (!json_is_true(json_object_get(json_array_get(r->json, i), "voided")))
+            json_array_append(rolls, json_array_get(r->json, i));
+    http_free(r);
+    return json_pack("{s:o, s:o, s:o}", "standing", s, "battles", battles, "rolls", rolls);
+}
+
+/* Without the times things were written and the ledger's row numbers: an import writes
+ * everything again, now. */
+static void strip_times(json_t *j)
+{
+    if (json_is_object(j)) {
+        static const char *const times[] = {"at", "created_at", "finished_at", "seq"};
+        for (size_t k = 0; k < sizeof times / sizeof times[0]; k++)
+            json_object_del(j, times[k]);
+        for (void *it = json_object_iter(j); it; it = json_object_iter_next(j, it))
+            strip_times(json_object_iter_value(it));
+    } else if (json_is_array(j)) {
+        for (size_t i = 0; i < json_array_size(j); i++)
+            strip_times(json_array_get(j, i));
+    }
+}
+
+static void same_as(json_t *before, json_t *after, const char *what)
+{
+    bool same = json_equal(before, after);
+    if (!same) {
+        char *a = jstr(before), *b = jstr(after);
+        fprintf(stderr, "\nafter undoing %s:\n before %s\n after  %s\n", what, a, b);
+        free(a);
+        free(b);
+    }
+    CU_ASSERT_TRUE(same);
+}
+
+/* Does `body` as `who`, undoes it as `undoer`, checks everything is as before, and does it
+ * again (the table's corrected action). */
+static void do_undo_redo(const struct camp *c, enum who who, const char *path, const char *body,
+                         long status, enum who undoer, const char *again)
+{
+    json_t *before = snapshot(&api_daemon, c);
+    expect(camp_post(&api_daemon, c, who, path, body), status, path);
+    struct http_resp *r = camp_post(&api_daemon, c, undoer, "/undo", "{}");
+    if (r->status != 200)
+        fprintf(stderr, "\nundo of %s: %ld %s\n", path, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_PTR_NOT_NULL(json_object_get(r->json, "undone"));
+    CU_ASSERT_PTR_NOT_NULL(json_object_get(r->json, "sides")); /* the standing */
+    http_free(r);
+    json_t *after = snapshot(&api_daemon, c);
+    same_as(before, after, path);
+    json_decref(before);
+    json_decref(after);
+    expect(camp_post(&api_daemon, c, who, path, again ? again : body), status, path);
+}
+
+/* Every kind of undoable action, undone and done again, through two battles of a Fall of
+ * Poland campaign with dice at the table and What-if on (token effects, a held token, token
+ * carry-over from a result). */
+static void test_every_action_undone(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"undo\",\"ruleset\":\"fall-of-poland\",\"dice\":"
+                                "\"table\",\"what_if\":true,\"reserve_tokens\":{\"allies\":2,"
+                                "\"axis\":2}}",
+                                &c));
+    /* The Axis' What-if: German Partisans (-2 Polish tokens); the Allies' by the organizer's
+     * undo, the Axis' by their own. */
+    do_undo_redo(&c, ALLIES, "/what-if", "{\"faces\":[\"armor\"]}", 201, ORGANIZER, NULL);
+    do_undo_redo(&c, AXIS, "/what-if", "{\"faces\":[\"star\"]}", 201, AXIS, NULL);
+    do_undo_redo(&c, ORGANIZER, "/battles",
+                 "{\"scenario\":\"Mokra\",\"first_player\":\"axis\",\"cards\":{\"allies\":5,"
+                 "\"axis\":5},\"medals_to_win\":6}",
+                 201, ORGANIZER, NULL);
+    /* A mis-tapped die: flag for star. */
+    do_undo_redo(&c, AXIS, "/battles/1/reserve-roll", "{\"faces\":[\"flag\",\"flag\"]}", 201, AXIS,
+                 "{\"faces\":[\"flag\",\"star\"]}");
+    do_undo_redo(&c, AXIS, "/battles/1/reserve-choice",
+                 "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"air-sortie\"}]}", 200, AXIS,
+                 "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"elite-infantry\"}]}");
+    do_undo_redo(&c, ALLIES, "/battles/1/reserve-roll", "{\"faces\":[\"star\",\"star\"]}", 201,
+                 ORGANIZER, NULL);
+    do_undo_redo(&c, ALLIES, "/battles/1/reserve-choice",
+                 "{\"options\":[{\"id\":\"star-star-veteran@0+1\"}]}", 200, ALLIES, NULL);
+    /* The Veteran Star is held: marking it used, undone. */
+    struct http_resp *r = camp_get(&api_daemon, &c, "");
+    long held = http_int(r, "sides.allies.held.0.id");
+    http_free(r);
+    char path[64];
+    snprintf(path, sizeof path, "/held/%ld/use", held);
+    do_undo_redo(&c, ORGANIZER, path, "{}", 200, ORGANIZER, NULL);
+    /* A wrong result: the undeployed reserve the winner gets back as a token, undone too. */
+    do_undo_redo(&c, ORGANIZER, "/battles/1/result",
+                 "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
+                 "\"undeployed_reserves\":{\"allies\":1,\"axis\":0}}",
+                 200, ORGANIZER,
+                 "{\"winner\":\"axis\",\"medals\":{\"allies\":2,\"axis\":6},"
+                 "\"undeployed_reserves\":{\"allies\":0,\"axis\":1}}");
+    do_undo_redo(&c, ORGANIZER, "/battles",
+                 "{\"scenario\":\"Bzura\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                 "\"axis\":5},\"medals_to_win\":6}",
+                 201, ORGANIZER, NULL);
+    do_undo_redo(&c, AXIS, "/battles/2/victory-events", "{\"faces\":[\"flag\",\"flag\",\"star\"]}",
+                 201, AXIS, NULL);
+    /* The voided rolls keep their numbers; the numbers run on. */
+    r = camp_get(&api_daemon, &c, "/rolls");
+    size_t voided = 0;
+    for (size_t i = 0; i < json_array_size(r->json); i++) {
+        json_t *x = json_array_get(r->json, i);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(x, "n")), (json_int_t)i + 1);
+        voided += json_is_true(json_object_get(x, "voided"));
+    }
+    CU_ASSERT_EQUAL(voided, 5); /* two What-if, two reserve, one victory event roll */
+    http_free(r);
+    /* Every undo is in the log, with who did it. */
+    r = camp_get(&api_daemon, &c, "/log");
+    int undos = 0, by_axis = 0;
+    for (size_t i = 0; i < json_array_size(r->json); i++) {
+        json_t *e = json_array_get(r->json, i);
+        if (strcmp(json_string_value(json_object_get(e, "action")), "undo") == 0) {
+            undos++;
+            by_axis += strcmp(json_string_value(json_object_get(e, "actor")), "axis") == 0;
+        }
+    }
+    CU_ASSERT_EQUAL(undos, 11);
+    CU_ASSERT_EQUAL(by_axis, 4);
+    http_free(r);
+    /* The whole record, undos and all, survives export and import, and verifies. */
+    r = camp_get(&api_daemon, &c, "/export");
+    struct http_resp *imp =
+        api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, r->body, NULL);
+    if (imp->status != 201)
+        fprintf(stderr, "\nimport: %s\n", imp->body);
+    CU_ASSERT_EQUAL(imp->status, 201);
+    http_free(imp);
+    http_free(r);
+    json_t *here = snapshot(&api_daemon, &c), *there = snapshot(&other, &c);
+    /* There, the last action is the import, and it cannot be undone. */
+    json_object_del(json_object_get(here, "standing"), "undo");
+    json_object_del(json_object_get(there, "standing"), "undo");
+    json_object_del(json_object_get(here, "standing"), "seed_commitment");
+    json_object_del(json_object_get(there, "standing"), "seed_commitment");
+    json_object_del(json_object_get(here, "standing"), "seed_epoch");
+    json_object_del(json_object_get(there, "standing"), "seed_epoch");
+    json_object_del(json_object_get(here, "standing"), "seeds");
+    json_object_del(json_object_get(there, "standing"), "seeds");
+    strip_times(here);
+    strip_times(there);
+    same_as(here, there, "nothing: the import of a record with undos");
+    json_decref(here);
+    json_decref(there);
+}
+
+/* "Never undoable: a server roll": 409 not-undoable, and nothing changes. */
+static void test_server_roll_never(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"server\",\"ruleset\":\"standard\",\"dice\":\"either\"}", &c));
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                     "\"axis\":5},\"medals_to_win\":6}"),
+           201, "battle");
+    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", "{}"), 201, "roll");
+    long long version = camp_version(&api_daemon, &c);
+    struct http_resp *r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "undo.who")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "undo.why_not"), "never undone"));
+    http_free(r);
+    for (enum who w = ORGANIZER; w <= ALLIES; w++) {
+        r = camp_post(&api_daemon, &c, w, "/undo", "{}");
+        assert_problem(r, 409, "not-undoable");
+        CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "rolled again"));
+        http_free(r);
+    }
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM rolls WHERE voided AND campaign_id = '%s'",
+             c.id);
+    CU_ASSERT_EQUAL(sql_long(sql), 0);
+}
+
+/* Who may undo what: a side only its own last action; the organizer any; nothing before the
+ * first action, nothing after the end. */
+static void test_who_may_undo(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"who\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
+    struct http_resp *r = camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}");
+    assert_problem(r, 409, "not-undoable"); /* nothing done yet */
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "undo")));
+    http_free(r);
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                     "\"axis\":5},\"medals_to_win\":6}"),
+           201, "battle");
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
+                     "{\"faces\":[\"flag\",\"flag\"]}"),
+           201, "roll");
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.by"), "axis");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.who.1"), "axis");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "undo.what"), "the Axis' reserve roll for battle 1"));
+    http_free(r);
+    long long version = camp_version(&api_daemon, &c);
+    r = camp_post(&api_daemon, &c, ALLIES, "/undo", "{}");
+    assert_problem(r, 409, "not-undoable"); /* the Axis' roll, not the Allies' */
+    http_free(r);
+    r = api(&api_daemon, "POST", "/api/v1/campaigns/00000000-0000-4000-8000-000000000000/undo", &c,
+            ORGANIZER, "{}", NULL);
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ANYONE, "/undo", "{}");
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{\"what\":1}");
+    assert_problem(r, 400, "unknown-field");
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
+    /* The organizer may: then the battle set-up is last, which the Axis may not undo. */
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}"), 200, "organizer's undo");
+    r = camp_post(&api_daemon, &c, AXIS, "/undo", "{}");
+    assert_problem(r, 409, "not-undoable");
+    http_free(r);
+    /* After the end: a finished campaign is not reopened. */
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}"), 200, "the set-up undone");
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}"), 200, "finish");
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}");
+    assert_problem(r, 409, "not-undoable");
+    http_free(r);
+}
+
+/* POST .../keys/{role}: a new key, the old one refused at once, all in the log (the key not). */
+static void test_key_reissue(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"keys\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
+    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/keys/allies", "{}");
+    assert_problem(r, 403, "forbidden"); /* the organizer's to do */
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/keys/nobody", "{}");
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+    const char *shorter[] = {"Idempotency-Key: new-key-1", NULL};
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/keys/allies", c.id);
+    r = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", shorter);
+    assert_problem(r, 400, "invalid-parameter"); /* an answer with a key: a long one */
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/keys/allies", "{}");
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "role"), "allies");
+    struct camp renewed = c;
+    snprintf(renewed.key[ALLIES], sizeof renewed.key[0], "%s", http_str(r, "key"));
+    http_free(r);
+    CU_ASSERT_STRING_NOT_EQUAL(renewed.key[ALLIES], c.key[ALLIES]);
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                     "\"axis\":5},\"medals_to_win\":6}"),
+           201, "battle");
+    r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                  "{\"faces\":[\"flag\",\"flag\"]}");
+    assert_problem(r, 401, "unauthorized"); /* the old link */
+    http_free(r);
+    expect(camp_post(&api_daemon, &renewed, ALLIES, "/battles/1/reserve-roll",
+                     "{\"faces\":[\"flag\",\"flag\"]}"),
+           201, "the new link");
+    r = api(&api_daemon, "GET", "/api/v1/campaigns", NULL, ANYONE, NULL, NULL);
+    http_free(r);
+    /* The organizer's own key too: the old one stops. */
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/keys/organizer", "{}");
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    snprintf(renewed.key[ORGANIZER], sizeof renewed.key[0], "%s", http_str(r, "key"));
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ORGANIZER, "/keys/axis", "{}");
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    /* Logged, without the key; and a key change is no action an undo would take back. */
+    r = camp_get(&api_daemon, &c, "/log");
+    int issued = 0;
+    for (size_t i = 0; i < json_array_size(r->json); i++) {
+        json_t *e = json_array_get(r->json, i);
+        issued += strcmp(json_string_value(json_object_get(e, "action")), "key_reissued") == 0;
+    }
+    CU_ASSERT_EQUAL(issued, 2);
+    CU_ASSERT_PTR_NULL(strstr(r->body, renewed.key[ALLIES]));
+    CU_ASSERT_PTR_NULL(strstr(r->body, renewed.key[ORGANIZER]));
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.action"), "roll");
+    http_free(r);
+}
+
+void register_corrections_tests(void)
+{
+    CU_pSuite s = CU_add_suite("corrections: undo and keys", suite_init, suite_clean);
+    CU_add_test(s, "every undoable action undone: everything as before", test_every_action_undone);
+    CU_add_test(s, "a server roll is never undone", test_server_roll_never);
+    CU_add_test(s, "who may undo what", test_who_may_undo);
+    CU_add_test(s, "a new key for a role: the old one refused at once", test_key_reissue);
+}
