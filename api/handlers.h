@@ -35,6 +35,7 @@ void handle_result(struct req *r);
 void handle_pre_battle_roll(struct req *r);
 void handle_battle_pick(struct req *r);
 void handle_held_use(struct req *r);
+void handle_service_worker(struct req *r);
 void handle_undo(struct req *r);
 void handle_keys_reissue(struct req *r);
 

@@ -14,6 +14,7 @@ static const struct route routes[] = {
     {"GET", "/", handle_index, false, NULL},
     {"GET", "/c/{id}", handle_index, false, NULL},
     {"GET", "/assets/{file}", handle_asset, false, NULL},
+    {"GET", "/sw.js", handle_service_worker, false, NULL},
     {"GET", "/api/v1/openapi.json", handle_openapi, false, NULL},
     {"GET", "/api/v1/rulesets", handle_rulesets_list, false, NULL},
     {"GET", "/api/v1/rulesets/{id}", handle_rulesets_get, false, NULL},

@@ -14,7 +14,7 @@ static const char *content_type(const char *name)
         {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
         {".css", "text/css; charset=utf-8"},   {".svg", "image/svg+xml"},
         {".json", "application/json"},         {".png", "image/png"},
-        {".txt", "text/plain; charset=utf-8"},
+        {".txt", "text/plain; charset=utf-8"}, {".webmanifest", "application/manifest+json"},
     };
     const char *dot = strrchr(name, '.');
     for (size_t i = 0; dot && i < sizeof types / sizeof types[0]; i++)
@@ -50,4 +50,10 @@ void handle_index(struct req *r)
 void handle_asset(struct req *r)
 {
     serve(r, r->params[0]);
+}
+
+/* The service worker, at the root so that its scope is the whole dashboard. */
+void handle_service_worker(struct req *r)
+{
+    serve(r, "sw.js");
 }

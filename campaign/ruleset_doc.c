@@ -607,8 +607,9 @@ int rj_load_doc(struct ctx *c, json_t *doc)
     if (!json_is_object(doc))
         return rj_fail(c, "a ruleset is a JSON object");
     if (rj_check_keys(c, doc,
-                      "id name description source reserve_tokens grants battle_features maps "
-                      "reserve victory_events what_if scenarios outcome readings"))
+                      "id name description source reserve_tokens reserve_placement grants "
+                      "battle_features maps reserve victory_events what_if scenarios outcome "
+                      "readings"))
         return -1;
     if (rj_get_string(c, doc, "id", true, rs->id, sizeof rs->id))
         return -1;
@@ -624,6 +625,8 @@ int rj_load_doc(struct ctx *c, json_t *doc)
     if (rj_get_string(c, doc, "name", true, rs->name, sizeof rs->name) ||
         rj_get_string(c, doc, "description", true, rs->description, sizeof rs->description) ||
         rj_get_string(c, doc, "source", false, rs->source, sizeof rs->source) ||
+        rj_get_string(c, doc, "reserve_placement", false, rs->reserve_placement,
+                      sizeof rs->reserve_placement) ||
         rj_get_pair(c, doc, "reserve_tokens", false, 0, 99, rs->tokens_default) ||
         load_grants(c, doc) || load_features(c, doc) || load_maps(c, doc) || load_reserve(c, doc) ||
         load_victory(c, doc) || rj_load_what_if(c, doc) || load_outcome(c, doc))

@@ -256,6 +256,7 @@ struct ruleset {
     char id[RS_ID_MAX];
     char name[RS_NAME_MAX];
     char description[RS_TEXT_MAX];
+    char reserve_placement[RS_TEXT_MAX]; /* where called-up units go, said to players */
     char source[RS_TEXT_MAX];
     int tokens_default[SIDE_COUNT];
     int ngrants;

@@ -1,11 +1,22 @@
 // The REST API: JSON in and out; problems (RFC 7807) become ApiError with the field named.
+// POSTs carry an Idempotency-Key. One that cannot reach the server (offline, or the network
+// dropped) is kept in a queue on this device with its key and sent when the server can be
+// reached again: the key makes the server do it once, however often it is sent.
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem && problem.detail ? problem.detail : `HTTP ${status}`);
+    super(problem && problem.detail ? problem.detail : `The server answered ${status}.`);
     this.status = status;
     this.code = problem && problem.code;
     this.field = problem && problem.field;
     this.phase = problem && problem.phase;
+  }
+}
+
+// Thrown when a write could not be sent and was queued.
+export class QueuedError extends Error {
+  constructor(item) {
+    super('No connection: it will be sent when the server can be reached again.');
+    this.item = item;
   }
 }
 
@@ -15,26 +26,77 @@ export function randomHex(bytes) {
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
-// One request. POSTs carry an Idempotency-Key, and are retried once with the same key when
-// the network fails, so a flaky connection at the table never rolls twice.
-export async function api(method, path, { key, body, etag, signal } = {}) {
+async function send(method, path, { key, body, etag, signal, idem } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (key) headers.Authorization = `Bearer ${key}`;
   if (etag) headers['If-None-Match'] = etag;
-  if (method === 'POST') headers['Idempotency-Key'] = randomHex(16);
-  const init = { method, headers, signal, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body) };
-  let res;
-  try {
-    res = await fetch(`/api/v1${path}`, init);
-  } catch (e) {
-    if (method !== 'POST' || (signal && signal.aborted)) throw e;
-    res = await fetch(`/api/v1${path}`, init);
-  }
+  if (idem) headers['Idempotency-Key'] = idem;
+  const res = await fetch(`/api/v1${path}`, { method, headers, signal, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 304) return { status: 304, etag: res.headers.get('ETag') };
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!res.ok) throw new ApiError(res.status, data || { detail: `HTTP ${res.status}: ${text.slice(0, 200)}` });
+  if (!res.ok) throw new ApiError(res.status, data || { detail: `The server answered ${res.status}.` });
   return { status: res.status, data, etag: res.headers.get('ETag') };
+}
+
+const isNetworkError = (e) => !(e instanceof ApiError) && e.name !== 'AbortError';
+
+// One request. A POST is retried once with the same key when the network fails; with `queue`
+// (a label in players' words), one that still cannot be sent is queued instead of lost.
+export async function api(method, path, { key, body, etag, signal, queue } = {}) {
+  const idem = method === 'POST' ? randomHex(16) : undefined;
+  try {
+    return await send(method, path, { key, body, etag, signal, idem });
+  } catch (e) {
+    if (method !== 'POST' || !isNetworkError(e)) throw e;
+  }
+  try {
+    return await send(method, path, { key, body, etag, signal, idem });
+  } catch (e) {
+    if (!queue || !isNetworkError(e)) throw e;
+    const item = { method, path, key, body, idem, label: queue, at: Date.now() };
+    const q = queued();
+    q.push(item);
+    saveQueue(q);
+    throw new QueuedError(item);
+  }
+}
+
+const QUEUE = 'm44d:queue';
+
+export function queued() {
+  try { return JSON.parse(localStorage.getItem(QUEUE) || '[]'); } catch { return []; }
+}
+
+function saveQueue(q) {
+  try { localStorage.setItem(QUEUE, JSON.stringify(q)); } catch { /* private mode: nothing kept */ }
+}
+
+let flushing = false;
+
+// Sends the queued writes in order. Each gets a definite answer (done, or refused with the
+// server's reason) and leaves the queue; one that still cannot be sent stops the flush.
+// onAnswer(item, error|null, data) is told of each.
+export async function flushQueue(onAnswer) {
+  if (flushing) return;
+  flushing = true;
+  try {
+    for (let q = queued(); q.length; q = queued()) {
+      const item = q[0];
+      let error = null;
+      let data = null;
+      try {
+        data = (await send(item.method, item.path, item)).data;
+      } catch (e) {
+        if (isNetworkError(e)) return; // still offline: try again later
+        error = e;
+      }
+      saveQueue(queued().filter((x) => x.idem !== item.idem));
+      onAnswer(item, error, data);
+    }
+  } finally {
+    flushing = false;
+  }
 }

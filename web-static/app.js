@@ -1,7 +1,10 @@
 // The dashboard: "/" creates and lists campaigns; "/c/<id>#key=..." is a campaign's page.
-import { api } from './api.js';
-import { h, say } from './dom.js';
+import { api, ApiError } from './api.js';
+import { h } from './dom.js';
 import { showCampaign } from './campaign.js';
+import { linkCard, linkFor } from './share.js';
+import { remember, remembered } from './store.js';
+import { problemWords } from './words.js';
 
 const main = document.getElementById('main');
 
@@ -15,7 +18,7 @@ function errorSlot(id) {
 
 function showError(slot, err) {
   slot.hidden = false;
-  slot.textContent = err.message; // the server's words; the field it names is for programs
+  slot.textContent = problemWords(err); // the server's words, a field it names put in words
 }
 
 async function home() {
@@ -72,8 +75,11 @@ async function home() {
     submit.disabled = true;
     try {
       const { data } = await api('POST', '/campaigns', { body });
+      // Kept on this device, so that the links are never lost by going Back.
+      for (const role of ['organizer', 'allies', 'axis']) remember(data.id, body.name, role, data[`${role}_key`]);
       form.parentElement.hidden = true;
       showLinks(result, data, body.name);
+      recent(list, rulesets);
     } catch (e2) {
       showError(err, e2);
     } finally {
@@ -90,46 +96,47 @@ async function home() {
   submit, err);
 
   const list = h('section', { id: 'recent' }, h('h2', { text: 'Campaigns on this server' }), h('p', { class: 'muted', text: 'Loading…' }));
-  main.replaceChildren(h('div', { class: 'card' }, form), result, list);
+  main.replaceChildren(mine(rulesets), h('div', { class: 'card' }, form), result, list);
   await onRuleset();
-  recent(list);
+  recent(list, rulesets);
+}
+
+// The campaigns this device has links for: each role's link, to open again.
+function mine() {
+  const list = remembered().filter((c) => Object.keys(c.keys).length);
+  if (!list.length) return null;
+  const label = { organizer: 'as organizer', allies: 'as the Allies', axis: 'as the Axis' };
+  return h('section', { id: 'mine', class: 'card' }, h('h2', { text: 'Your campaigns on this device' }),
+    h('ul', { class: 'timeline' }, list.map((c) => h('li', { 'data-campaign': c.id }, h('strong', { text: c.name || 'A campaign' }), ' — ',
+      ['organizer', 'allies', 'axis'].filter((r) => c.keys[r]).map((r, i) => [i ? ' · ' : '', h('a', { href: `/c/${c.id}#key=${c.keys[r]}`, 'data-role': r, text: `open ${label[r]}` })])))),
+    h('p', { class: 'hint', text: 'Kept only in this browser. A link that was lost can be replaced by the organizer (Links, on the campaign page).' }));
 }
 
 function showLinks(el, data, name) {
-  const origin = window.location.origin;
   const rows = [['organizer', 'Organizer (sets up battles, records results, finishes)'], ['allies', 'Allies'], ['axis', 'Axis']];
   el.hidden = false;
   el.replaceChildren(h('div', { class: 'card links' },
     h('h1', { text: `“${name}” is ready` }),
-    h('p', {}, h('strong', { text: 'Keep these links: they are shown only once.' }),
-      ' Each holds a secret key after the # (it never reaches a server log). Send each side its own link.'),
-    rows.map(([role, label]) => {
-      const url = origin + data.links[role];
-      const input = h('input', { type: 'text', readonly: true, value: url, id: `link-${role}`, 'aria-label': `${label} link` });
-      const copied = h('span', { class: 'ok', 'aria-live': 'polite' });
-      return h('div', {}, h('label', { for: input.id, text: label }), h('div', { class: 'row' }, input,
-        h('button', { type: 'button', class: 'secondary', id: `copy-${role}`, onclick: async () => {
-          try { await navigator.clipboard.writeText(url); } catch { input.select(); document.execCommand('copy'); }
-          copied.textContent = 'Copied';
-          say(`${label} link copied`);
-        } }, 'Copy'), copied));
-    }),
+    h('p', {}, h('strong', { text: 'Send each side its own link.' }),
+      ' Each holds a secret key after the # (it never reaches a server log). This browser keeps them too: they are listed on this page, and the organizer can replace a lost one.'),
+    rows.map(([role, label]) => linkCard(role, label, linkFor(data.id, data[`${role}_key`]))),
     h('p', { class: 'hint' }, 'Seed commitment (SHA-256 of the secret server seed): ', h('span', { class: 'mono', text: data.seed_commitment })),
     h('p', {}, h('a', { href: data.links.organizer, id: 'open-organizer', text: 'Open the campaign as organizer' }))));
   el.querySelector('input').focus();
 }
 
-async function recent(el) {
+async function recent(el, rulesets) {
+  const rulesetName = (id) => (rulesets.find((r) => r.id === id) || { name: 'a ruleset of its own' }).name;
   try {
     const { data } = await api('GET', '/campaigns?limit=20');
     const items = data.campaigns.map((c) => h('li', {},
       h('a', { href: `/c/${c.id}`, text: c.name }), ' ',
-      h('span', { class: 'muted', text: `${c.ruleset} · ${c.status} · ${c.players.allies || 'Allies'} v ${c.players.axis || 'Axis'}` })));
+      h('span', { class: 'muted', text: `${rulesetName(c.ruleset)} · ${c.status === 'finished' ? 'finished' : 'in progress'} · ${c.players.allies || 'Allies'} v ${c.players.axis || 'Axis'}` })));
     el.replaceChildren(h('h2', { text: 'Campaigns on this server' }),
       items.length ? h('ul', { class: 'timeline' }, items) : h('p', { class: 'muted', text: 'None yet.' }),
       h('p', { class: 'hint', text: 'Anyone may read a campaign; acting needs the link with its key.' }));
   } catch (e) {
-    el.replaceChildren(h('p', { class: 'error', text: `Could not list campaigns: ${e.message}` }));
+    el.replaceChildren(h('p', { class: 'error', text: `Could not list campaigns: ${problemWords(e)}` }));
   }
 }
 
@@ -139,8 +146,20 @@ async function route() {
     if (m) await showCampaign(main, m[1]);
     else await home();
   } catch (e) {
-    main.replaceChildren(h('div', { class: 'card' }, h('h1', { text: 'Something went wrong' }), h('p', { class: 'error', text: e.message })));
+    if (!(e instanceof ApiError)) {
+      // No connection (the page itself came from this phone's copy): try again until there is.
+      main.replaceChildren(h('div', { class: 'card', id: 'no-connection' }, h('h1', { text: 'No connection' }),
+        h('p', { text: 'The server cannot be reached just now. This page shows the campaign as soon as it can; anything you do meanwhile waits on this phone.' })));
+      setTimeout(route, 3000);
+      return;
+    }
+    main.replaceChildren(h('div', { class: 'card' }, h('h1', { text: 'Something went wrong' }), h('p', { class: 'error', text: problemWords(e) }),
+      h('p', {}, h('a', { href: window.location.href, text: 'Try again' }))));
   }
 }
+
+// The app shell is kept for offline use (sw.js): a page opened at the table without a
+// connection still comes up, and what is done there waits to be sent.
+if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => {});
 
 route();

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdirSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
+import jsQR from 'jsqr';
 
 const BIN = process.env.M44_TEST_BIN;
 const DB = process.env.M44_E2E_DATABASE;
@@ -52,14 +53,60 @@ const browser = await chromium.launch({
 
 const foreign = [];
 const consoleErrors = [];
+const pages = [];
+async function closePages(names) {
+  for (const [name, page] of pages.filter(([n]) => names.includes(n))) {
+    await page.context().close();
+    pages.splice(pages.findIndex(([n]) => n === name), 1);
+  }
+}
 async function newPage(options, name) {
   const ctx = await browser.newContext(options);
   const page = await ctx.newPage();
+  pages.push([name, page]);
   page.on('request', (req) => { if (!req.url().startsWith(BASE) && !req.url().startsWith('data:')) foreign.push(req.url()); });
-  // Refused requests (the test provokes one on purpose) are logged by Chromium; they are not script errors.
-  page.on('console', (msg) => { if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource: the server responded with a status of 4')) consoleErrors.push(`${name}: ${msg.text()}`); });
+  // Refused requests (the test provokes some on purpose) and requests made while the test holds
+  // a page offline are logged by Chromium; they are not script errors.
+  const expected = /^Failed to load resource: (the server responded with a status of 4|net::ERR_INTERNET_DISCONNECTED|net::ERR_FAILED)/;
+  page.on('console', (msg) => { if (msg.type() === 'error' && !expected.test(msg.text())) consoleErrors.push(`${name}: ${msg.text()}`); });
   page.on('pageerror', (err) => consoleErrors.push(`${name}: ${err.message}`));
   return page;
+}
+// Every section opened (on a phone the long ones start closed).
+const openAll = async (page) => {
+  await page.waitForSelector('#sec-now, #create-form');
+  await page.evaluate(() => document.querySelectorAll('main details').forEach((d) => { d.open = true; }));
+};
+// A new screen at phone and at desktop size (the screen as it is seen, not the whole page).
+async function shotBoth(page, name) {
+  const size = page.viewportSize();
+  const sizes = { phone: { width: 375, height: 812 }, desktop: { width: 1280, height: 900 } };
+  for (const [label, vp] of Object.entries(sizes)) {
+    await page.setViewportSize(vp);
+    await page.screenshot({ path: join(OUT, `${name}-${label}.png`) });
+  }
+  await page.setViewportSize(size);
+}
+// Rendered text must be players' words: no ruleset, grant or event id (those with a dash; the
+// others are plain words such as "infantry"), no field path, file name or raw value.
+let dashedIds = null;
+async function checkWords(page, name) {
+  if (page.isClosed()) return;
+  if (!dashedIds) {
+    const rulesetIds = (await apiGet('/rulesets')).map((r) => r.id);
+    const ids = new Set(rulesetIds);
+    for (const rid of rulesetIds) {
+      const doc = await apiGet(`/rulesets/${rid}`);
+      for (const g of Object.keys(doc.grants || {})) ids.add(g);
+      for (const e of Object.keys((doc.what_if && doc.what_if.events) || {})) ids.add(e);
+    }
+    dashedIds = [...ids].filter((x) => x.includes('-'));
+  }
+  await openAll(page).catch(() => {});
+  const body = await page.evaluate(() => document.body.innerText);
+  const found = dashedIds.filter((x) => new RegExp(`(^|[^\\w-])${x}([^\\w-]|$)`).test(body));
+  const raw = ['(field:', 'RULES.md', '.json', 'undefined', '[object', 'NaN'].filter((x) => body.includes(x));
+  check(found.length === 0 && raw.length === 0, `${name}: no internal id or raw text on the page (${[...found, ...raw].join(', ')})`);
 }
 const shot = (page, name) => page.screenshot({ path: join(OUT, name), fullPage: true });
 const text = (page, sel) => page.locator(sel).first().innerText();
@@ -85,7 +132,7 @@ try {
   const links = {};
   for (const r of ['organizer', 'allies', 'axis']) links[r] = await home.inputValue(`#link-${r}`);
   check(Object.values(links).every((l) => /\/c\/[0-9a-f-]{36}#key=[A-Za-z0-9_-]{43}$/.test(l)), 'three share links, each with its key in the URL fragment');
-  check(await home.locator('button#copy-allies').count() === 1, 'each link has a copy button');
+  check(await home.locator('button#share-allies').count() === 1, 'each link has a share (or copy) button');
   await shot(home, '02-links.png');
   const id = links.organizer.match(/\/c\/([0-9a-f-]{36})/)[1];
 
@@ -94,8 +141,11 @@ try {
   const allies = await newPage(phone, 'allies');
   const axis = await newPage(desk, 'axis');
   await org.goto(links.organizer);
+  await openAll(org);
   await allies.goto(links.allies);
+  await openAll(allies);
   await axis.goto(links.axis);
+  await openAll(axis);
   for (const [p, want] of [[org, 'Organizer'], [allies, 'Allies'], [axis, 'Axis']]) {
     await p.waitForSelector('#role');
     check((await text(p, '#role')).includes(want), `the ${want} link shows its role`);
@@ -160,6 +210,7 @@ try {
   await org.fill('#result-medals-allies', '4');
   await org.fill('#result-medals-axis', '2');
   await org.click('#record-result');
+  await org.click('#confirm-result');
 
   // ---- battle 2: victory events ----
   await org.waitForSelector('#act-new-battle');
@@ -173,18 +224,18 @@ try {
   await axis.waitForSelector('#act-victory-events');
   check((await text(axis, '#act-victory-events h3')).includes('2 victory event dice'), 'the loser rolls 2');
   await axis.click('#roll-victory-events');
-  await allies.waitForSelector('#instructions li', { timeout: 5000 });
-  check(await allies.locator('#instructions li').count() === 5, 'the ordered checklist has one instruction per die');
+  await allies.waitForSelector('#battle .checklist li', { timeout: 5000 });
+  check(await allies.locator('#battle .checklist li').count() === 5, 'the ordered checklist has one instruction per die');
   // The checklist is the API's ordered list, item by item (side, face, words).
   const ve = (await apiGet(`/campaigns/${id}/battles/2`)).victory_events.instructions;
-  const shown = await allies.locator('#instructions li').evaluateAll((els) => els.map((e) => ({ roller: e.dataset.roller, face: e.dataset.face, text: e.querySelector('.ins-text').textContent })));
+  const shown = await allies.locator('#battle .checklist li').evaluateAll((els) => els.map((e) => ({ roller: e.dataset.roller, face: e.dataset.face, text: e.querySelector('.ins-text').textContent })));
   check(shown.length === ve.length && shown.every((x, i) => x.roller === ve[i].roller && x.face === ve[i].face && x.text === ve[i].text),
     `the checklist is in the API's order (${shown.map((x) => `${x.roller}:${x.face}`).join(' ')} / ${ve.map((x) => `${x.roller}:${x.face}`).join(' ')})`);
-  await allies.check('#instructions li:first-child input');
-  check(await allies.isChecked('#instructions li:first-child input'), 'instructions can be ticked off at the table');
+  await allies.check('#battle .checklist li:first-child input');
+  check(await allies.isChecked('#battle .checklist li:first-child input'), 'instructions can be ticked off at the table');
   check((await text(allies, '#hands')).includes('Allies') && (await text(allies, '#hands')).includes('Axis'), 'both starting hands are shown');
   await shot(allies, '04-victory-events-phone.png');
-  await axis.waitForSelector('#instructions li');
+  await axis.waitForSelector('#battle .checklist li');
   await shot(axis, '05-victory-events-desktop.png');
 
   // Reserves: both let m44d roll, both take nothing.
@@ -204,6 +255,7 @@ try {
   await org.fill('#result-undeployed-allies', '1');
   await org.fill('#result-undeployed-axis', '1');
   await org.click('#record-result');
+  await org.click('#confirm-result');
   await org.waitForSelector('#act-new-battle');
 
   // ---- standing and charts show the right numbers ----
@@ -268,6 +320,7 @@ try {
   const plain = await newPage({ viewport: { width: 375, height: 812 } }, 'plain-http');
   await plain.context().addInitScript(() => Object.defineProperty(window, 'isSecureContext', { value: false }));
   await plain.goto(links.allies);
+  await openAll(plain);
   await plain.waitForSelector('#verify');
   const vectors = await plain.evaluate(async () => {
     const v = await import('/assets/verify.js');
@@ -327,6 +380,7 @@ try {
   await fetch(`${BASE}/api/v1/campaigns/${craftedId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${imported.organizer_key}` }, body: '{}' });
   const reader = await newPage(desk, 'unverifiable');
   await reader.goto(`${BASE}/c/${craftedId}`);
+  await openAll(reader);
   await reader.waitForSelector('#verify');
   await reader.click('#verify');
   await reader.waitForSelector('#verify-summary');
@@ -366,6 +420,7 @@ try {
   check(plantedIn.id === plantedId, `an export with its seed and matching rolls imports (${JSON.stringify(plantedIn).slice(0, 120)})`);
   await fetch(`${BASE}/api/v1/campaigns/${plantedId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${plantedIn.organizer_key}` }, body: '{}' });
   await reader.goto(`${BASE}/c/${plantedId}`);
+  await openAll(reader);
   await reader.waitForSelector('#verify');
   await reader.click('#verify');
   await reader.waitForSelector('#verify-summary');
@@ -373,6 +428,10 @@ try {
   const marks = await reader.locator('#verify-table tbody tr').evaluateAll((els) => els.map((e) => e.dataset.status));
   check(notHere.startsWith('Not verified here') && marks.join(',') === 'imported,imported' && await reader.locator('#verify-summary.verify-ok').count() === 0,
     `rolls under a seed that came with an import: "not verified here", each marked (${marks.join(',')}: ${notHere.slice(0, 80)})`);
+
+  // Pages of a finished part are closed, as players close them: every open page holds a long
+  // poll and a few connections, and all of them come from one address here.
+  await closePages(['home', 'organizer', 'allies', 'axis', 'home-phone', 'plain-http', 'unverifiable']);
 
   // ---- rules fidelity at the table (RULES.md 7, 9) ----
   const post = async (path, key, body) => {
@@ -388,8 +447,11 @@ try {
   const ihAxis = await newPage(phone, 'ih-axis');
   const ihAllies = await newPage(desk, 'ih-allies');
   await ihOrg.goto(`${BASE}/c/${ih.id}#key=${ih.organizer_key}`);
+  await openAll(ihOrg);
   await ihAxis.goto(`${BASE}/c/${ih.id}#key=${ih.axis_key}`);
+  await openAll(ihAxis);
   await ihAllies.goto(`${BASE}/c/${ih.id}#key=${ih.allies_key}`);
+  await openAll(ihAllies);
   await ihOrg.waitForSelector('#act-new-battle');
   check((await text(ihOrg, '#what-if-note')).includes('icons'), 'the What-if face reading is said on the page');
   await ihOrg.fill('#battle-scenario', 'Guadalcanal');
@@ -444,8 +506,9 @@ try {
   check((await text(ihOrg, '#act-result .error')).includes('medals'), 'a result that cannot be right is refused, in words');
   await ihOrg.check('#result-sudden-death');
   await ihOrg.click('#record-result');
+  await ihOrg.click('#confirm-result');
   await ihOrg.waitForSelector('#act-new-battle');
-  check((await text(ihOrg, '.result')).includes("scenario's own victory condition"), 'a sudden death is recorded and said');
+  check((await text(ihOrg, '#battle-1 .result, #history-1 .result, .result')).includes('own victory condition'), 'a sudden death is recorded and said');
   // Battle 2 on two D-Day Landings maps: the medals and the command cards come from the table.
   await ihOrg.fill('#battle-scenario', 'Sword and Juno');
   await ihOrg.selectOption('#battle-maps', { label: 'OverThrough: Sword Beach + Juno Beach — 29 medals' });
@@ -463,6 +526,7 @@ try {
   await post(`/campaigns/${fop.id}/battles/1/reserve-roll`, fop.axis_key, { faces: ['flag', 'star'] });
   const fopAxis = await newPage(phone, 'fop-axis');
   await fopAxis.goto(`${BASE}/c/${fop.id}#key=${fop.axis_key}`);
+  await openAll(fopAxis);
   await fopAxis.waitForSelector('#act-reserve-choice select');
   const sf = fopAxis.locator('#act-reserve-choice input[data-option="star-flag@0+1"]');
   check(await sf.isDisabled() && (await text(fopAxis, '.option[data-option="star-flag@0+1"] .reason')).includes('1 token'), 'the elite infantry (1 token) cannot be taken with no token');
@@ -473,10 +537,199 @@ try {
   await fopAxis.waitForSelector('#act-reserve-choice', { state: 'detached' });
   check((await apiGet(`/campaigns/${fop.id}`)).sides.axis.held[0].grant === 'air-sortie', 'and is held');
 
+  for (const name of ['ih-organizer', 'ih-axis', 'ih-allies', 'fop-axis']) await checkWords(pages.find(([n]) => n === name)[1], name);
+  await closePages(['ih-organizer', 'ih-axis', 'ih-allies', 'fop-axis']);
+
+  // ---- a forgiving table: corrections, links, live updates, offline, players' words ----
+  const get = async (path, key) => (await fetch(`${BASE}/api/v1${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} })).json();
+  const fx = await post('/campaigns', null, { name: 'Forgiving', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
+  const fOrg = await newPage(desk, 'f-organizer');
+  const fAllies = await newPage(phone, 'f-allies');
+  const fAxis = await newPage(phone, 'f-axis');
+  for (const [p, key] of [[fOrg, fx.organizer_key], [fAllies, fx.allies_key], [fAxis, fx.axis_key]]) {
+    await p.goto(`${BASE}/c/${fx.id}#key=${key}`);
+    await openAll(p);
+  }
+  check((await text(fOrg, '#waiting')).includes('setting up the next battle') && await fOrg.locator('#act-finish').count() === 0,
+    '"Finish" is not offered before a battle is played');
+  await post(`/campaigns/${fx.id}/battles`, fx.organizer_key, { scenario: 'Pegasus Bridge', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 4 });
+
+  // A mis-tapped table die, undone by the side that tapped it: the roll is voided, entered again.
+  await fAllies.waitForSelector('#act-reserve-roll', { timeout: 5000 });
+  for (const f of ['flag', 'flag']) await fAllies.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await fAllies.click('#enter-reserve-roll');
+  await fAllies.waitForSelector('#undo');
+  await fAllies.click('#undo');
+  check((await text(fAllies, '#confirm-undo')).includes('the Allies\' reserve roll for battle 1 (flag, flag)'), 'the undo says what it will undo');
+  await shotBoth(fAllies, '10-undo-confirm');
+  await fAllies.click('#confirm-undo');
+  await fAllies.waitForSelector('#act-reserve-roll .picker', { timeout: 5000 });
+  check((await text(fAllies, '#done')).startsWith('Undone:'), 'the page says what was undone, at the top');
+  let fRolls = await get(`/campaigns/${fx.id}/rolls`);
+  check(fRolls.length === 1 && fRolls[0].voided === true, 'the undone roll stays in the roll log, voided');
+  for (const f of ['star', 'infantry']) await fAllies.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await fAllies.click('#enter-reserve-roll');
+  await fAllies.waitForSelector('#act-reserve-choice');
+  fRolls = await get(`/campaigns/${fx.id}/rolls`);
+  check(fRolls.length === 2 && fRolls[1].n === 2 && fRolls[1].faces.join(',') === 'star,infantry', 'entered again, with a new number');
+  await fAllies.waitForSelector('#roll-log tr.voided');
+  check(await fAllies.locator('#roll-log tr.voided').count() === 1, 'the roll log on the page shows the undone roll struck through');
+
+  // A server roll is never undone: the organizer is told why, the Axis get no undo at all.
+  await fAxis.click('#roll-reserve-roll');
+  await fAxis.waitForSelector('#act-reserve-choice');
+  await fOrg.waitForSelector('#undo-not', { timeout: 5000 });
+  check((await text(fOrg, '#undo-not')).includes('never undone'), 'the organizer sees why a server roll cannot be undone');
+  check(await fAxis.locator('#undo').count() === 0, 'the side that rolled gets no undo for a server roll');
+  const refused = await (await fetch(`${BASE}/api/v1/campaigns/${fx.id}/undo`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.organizer_key}` }, body: '{}' })).json();
+  check(refused.code === 'not-undoable', 'and the server refuses it');
+  await fAllies.click('#confirm-choice');
+  await fAxis.click('#confirm-choice');
+
+  // A wrong result, recorded after a confirmation that names it, then undone by the organizer.
+  await fOrg.waitForSelector('#act-result', { timeout: 5000 });
+  check(await fOrg.inputValue('#result-medals-allies') === '4' && await fOrg.inputValue('#result-medals-axis') === '0', 'the result starts from the medals to win');
+  await fOrg.selectOption('#result-winner', 'axis');
+  check(await fOrg.inputValue('#result-medals-axis') === '4' && await fOrg.inputValue('#result-medals-allies') === '3', 'changing the winner never leaves both sides at the medals to win');
+  await fOrg.fill('#result-medals-allies', '1');
+  await fOrg.click('#record-result');
+  check((await text(fOrg, '#result-summary')).includes('Axis won battle 1') && (await text(fOrg, '#result-summary')).includes('Allies 1, Axis 4'), 'the confirmation names the winner and the medals');
+  await shotBoth(fOrg, '11-result-confirm');
+  await fOrg.click('#confirm-result');
+  await fOrg.waitForSelector('#undo');
+  await fOrg.click('#undo');
+  check((await text(fOrg, '#confirm-undo')).includes('the result of battle 1 (Axis won'), 'undoing names the result');
+  await fOrg.click('#confirm-undo');
+  await fOrg.waitForSelector('#act-result', { timeout: 5000 });
+  let standing = await get(`/campaigns/${fx.id}`);
+  check(standing.sides.axis.battles_won === 0 && standing.battles[0].phase === 'ready', 'the result is undone: nobody won, the battle is back to being played');
+  await fOrg.selectOption('#result-winner', 'allies');
+  await fOrg.fill('#result-medals-allies', '4');
+  await fOrg.fill('#result-medals-axis', '1');
+  await fOrg.click('#record-result');
+  await fOrg.click('#confirm-result');
+  await fOrg.waitForSelector('#act-new-battle');
+
+  // A short drop: the organizer offline while the battle is set up and rolled in elsewhere; back
+  // online, the page shows it within seconds.
+  await fOrg.context().setOffline(true);
+  await fOrg.waitForFunction(() => document.querySelector('#status').dataset.status === 'offline', null, { timeout: 5000 });
+  await shotBoth(fOrg, '12-offline');
+  await post(`/campaigns/${fx.id}/battles`, fx.organizer_key, { scenario: 'Merville', first_player: 'axis', cards: { allies: 5, axis: 5 }, medals_to_win: 4 });
+  await post(`/campaigns/${fx.id}/battles/2/victory-events`, fx.allies_key, {});
+  await new Promise((r) => setTimeout(r, 3000));
+  await fOrg.context().setOffline(false);
+  const t0 = Date.now();
+  await fOrg.waitForFunction(() => document.querySelector('#sec-battle h2').textContent.includes('Battle 2'), null, { timeout: 10000 });
+  await fOrg.waitForFunction(() => document.querySelector('#status').dataset.status === 'live', null, { timeout: 10000 });
+  check(true, `after a drop the page converges (${Date.now() - t0} ms after coming back)`);
+
+  // An action taken offline waits on the phone, and is sent exactly once when back.
+  await fAxis.waitForSelector('#roll-victory-events', { timeout: 5000 });
+  await fAxis.context().setOffline(true);
+  await fAxis.click('#roll-victory-events');
+  await fAxis.waitForSelector('#queued', { timeout: 5000 });
+  check((await text(fAxis, '#done')).includes('waits on this phone'), 'offline, the roll is queued and the page says so');
+  await shotBoth(fAxis, '13-queued-offline');
+  const before = (await get(`/campaigns/${fx.id}/rolls`)).length;
+  await fAxis.context().setOffline(false);
+  await fAxis.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 });
+  await new Promise((r) => setTimeout(r, 3000));
+  const after = await get(`/campaigns/${fx.id}/rolls`);
+  check(after.length === before + 1 && after[after.length - 1].side === 'axis' && after[after.length - 1].purpose === 'victory_events', `sent once when back (${before} then ${after.length} rolls)`);
+  check((await text(fAxis, '#done')).includes('sent'), 'the page says it was sent');
+
+  // The long poll's answer arrives but the reads that follow it fail (a drop in between): the page
+  // must not take the new version as seen, or every later poll gets 304 and it stays stale.
+  await fOrg.route(/\/rolls$/, (route) => route.abort());
+  await post(`/campaigns/${fx.id}/battles/2/reserve-roll`, fx.axis_key, { client_seed: 'drop' });
+  await new Promise((r) => setTimeout(r, 2500));
+  await fOrg.unroute(/\/rolls$/);
+  await fOrg.waitForFunction(() => document.querySelector('#battle .reserve-side[data-side="axis"] .dice'), null, { timeout: 10000 });
+  check(true, 'a poll answered but its follow-up reads failed: the page still converges');
+
+
+  // A second phone of the Allies: what one does, the other shows.
+  const fAllies2 = await newPage(phone, 'f-allies-2');
+  await fAllies2.goto(`${BASE}/c/${fx.id}#key=${fx.allies_key}`);
+  await openAll(fAllies2);
+  await fAllies.waitForSelector('#roll-reserve-roll', { timeout: 5000 });
+  await fAllies.click('#roll-reserve-roll');
+  await fAllies2.waitForSelector('#act-reserve-choice', { timeout: 5000 });
+  await fAllies.waitForSelector('#confirm-choice');
+  await fAllies.click('#confirm-choice');
+  await fAllies2.waitForSelector('#act-reserve-choice', { state: 'detached', timeout: 5000 });
+  check(!(await text(fAllies2, '#waiting')).includes('Your turn'), 'the second phone converges: no choice left to make');
+
+  // A new Allies link: the old one is refused at once, the new one works, and its QR code reads.
+  await fOrg.click('#reissue-allies');
+  await fOrg.click('#confirm-reissue-allies');
+  await fOrg.waitForFunction((old) => document.querySelector('#link-allies') && !document.querySelector('#link-allies').value.endsWith(old), fx.allies_key, { timeout: 5000 });
+  const newLink = await fOrg.inputValue('#link-allies');
+  const oldRefused = await fetch(`${BASE}/api/v1/campaigns/${fx.id}/battles/2/reserve-roll`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.allies_key}` }, body: '{}' });
+  check(oldRefused.status === 401, 'the old Allies link is refused at once');
+  await fOrg.click('#show-qr-allies');
+  await fOrg.waitForSelector('#qr-allies svg');
+  await fOrg.locator('#sec-links').scrollIntoViewIfNeeded();
+  await shotBoth(fOrg, '14-links-qr');
+  const pixels = await fOrg.evaluate(async () => {
+    const svgEl = document.querySelector('#qr-allies svg');
+    const src = `data:image/svg+xml;base64,${btoa(new XMLSerializer().serializeToString(svgEl))}`;
+    const img = new Image();
+    await new Promise((ok, bad) => { img.onload = ok; img.onerror = bad; img.src = src; });
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 400;
+    const g = canvas.getContext('2d');
+    g.drawImage(img, 0, 0, 400, 400);
+    return Array.from(g.getImageData(0, 0, 400, 400).data);
+  });
+  const decoded = jsQR(Uint8ClampedArray.from(pixels), 400, 400);
+  check(decoded && decoded.data === newLink, `the QR code reads as the new link (${decoded ? decoded.data.slice(0, 60) : 'unreadable'})`);
+  const fAllies3 = await newPage(phone, 'f-allies-new');
+  await fAllies3.goto(newLink);
+  await fAllies3.waitForSelector('#role');
+  check((await text(fAllies3, '#role')).includes('Allies'), 'the new link opens the Allies page');
+
+  // Back on the home page of the organizer's browser: the campaign and its links are there.
+  await fOrg.goto(`${BASE}/`);
+  await fOrg.waitForSelector(`#mine li[data-campaign="${fx.id}"]`);
+  check(await fOrg.locator(`#mine li[data-campaign="${fx.id}"] a[data-role="organizer"]`).count() === 1, 'the home page keeps this device\'s links (Back loses nothing)');
+  await shotBoth(fOrg, '15-home-mine');
+  await fOrg.click(`#mine li[data-campaign="${fx.id}"] a[data-role="organizer"]`);
+  await fOrg.waitForSelector('#role');
+  check((await text(fOrg, '#role')).includes('Organizer'), 'and opens the campaign as organizer again');
+  await openAll(fOrg); // the battles' history opens with the rest
+  await fOrg.waitForSelector('#battle-1 .result');
+  check((await text(fOrg, '#battle-1 .result')).includes('Allies won'), 'an earlier battle can be opened, with its result');
+  await fOrg.locator('#battle-1').scrollIntoViewIfNeeded();
+  await shotBoth(fOrg, '16-history');
+
+  // Installable and offline-aware: the app shell comes from this phone's copy without a
+  // connection, says so, and shows the campaign when the server can be reached again.
+  check(await fAllies.evaluate(async () => Boolean(document.querySelector('link[rel=manifest]')) && Boolean(await navigator.serviceWorker.getRegistration())), 'a web app manifest and a service worker');
+  await fAllies.waitForFunction(() => Boolean(navigator.serviceWorker.controller), null, { timeout: 10000 }).catch(async () => { await fAllies.reload(); });
+  await fAllies.context().setOffline(true);
+  await fAllies.reload();
+  await fAllies.waitForSelector('#no-connection', { timeout: 10000 });
+  await shotBoth(fAllies, '17-no-connection');
+  await fAllies.context().setOffline(false);
+  await fAllies.waitForSelector('#sec-now', { timeout: 10000 });
+  check(true, 'offline, the page comes up from the phone and says so; back online it shows the campaign');
+
+  // No internal id, file name or field path in any page's text.
+  for (const [name, page] of pages) await checkWords(page, name);
+
   check(foreign.length === 0, `no request left the server (${foreign.slice(0, 3).join(', ')})`);
   check(consoleErrors.length === 0, `no script errors (${consoleErrors.slice(0, 3).join(' | ')})`);
 } catch (e) {
   check(false, `the scenario ran to the end: ${e.stack || e}`);
+  // What each page showed when it stopped.
+  for (const [name, page] of pages) {
+    try {
+      await page.screenshot({ path: join(OUT, `failed-${name}.png`), fullPage: true });
+      console.log(`--- ${name}: ${(await page.locator('#sec-now').innerText({ timeout: 1000 })).slice(0, 600)}`);
+    } catch { /* closed */ }
+  }
 } finally {
   await browser.close();
   daemon.kill('SIGTERM');

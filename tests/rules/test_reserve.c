@@ -595,7 +595,7 @@ static void test_grant_rewrites(void)
     CU_ASSERT_STRING_EQUAL(got.o[0].grants[0], "armor-3-elite");
     CU_ASSERT_STRING_EQUAL(got.o[1].id, "star-armor@0+1");
     CU_ASSERT_STRING_EQUAL(got.o[1].grants[0], "armor-3-elite");
-    CU_ASSERT_PTR_NOT_NULL(strstr(got.o[0].text, "3-figure"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(got.o[0].text, "3 tanks"));
     /* Grenade: infantry | armor-3-elite | artillery (rewritten in place, order kept). */
     enum face g[2] = {FACE_GRENADE, FACE_FLAG};
     reserve_options(rs, SIDE_ALLIES, g, 2, &mods, &got);

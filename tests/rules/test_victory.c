@@ -123,12 +123,16 @@ static void test_instruction_texts(void)
     static struct victory_outcome out;
     victory_resolve(rs, AL, faces, n, cards, -1, &out);
     CU_ASSERT_EQUAL_FATAL(out.n, 3);
-    CU_ASSERT_STRING_EQUAL(out.list[0].text, "The Axis player removes 1 infantry figure from an "
-                                             "infantry unit of their choice");
-    CU_ASSERT_PTR_NOT_NULL(strstr(out.list[1].text, "The Allies player retreats one unit"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out.list[1].text, "board edge loses 1 figure"));
+    /* Whose unit, said each time: the opponent's own for infantry, armor, flag; for a grenade
+     * the roller picks the opponent's unit. */
+    CU_ASSERT_STRING_EQUAL(out.list[0].text, "The Axis player removes 1 figure from one of their "
+                                             "own infantry units (their choice).");
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(out.list[2].text, "The Allies player removes 1 figure from a full-strength Axis"));
+        strstr(out.list[1].text, "The Allies player retreats one of their own units 1 hex"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.list[1].text, "board edge loses 1 figure"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.list[2].text, "The Allies player removes 1 figure from one "
+                                                    "full-strength Axis unit of the Allies "
+                                                    "player's choice"));
     /* Simplified: a flag never pushes a unit off the board; a grenade hits any unit. */
     rs = rs_get("simplified");
     victory_resolve(rs, AL, faces, n, cards, -1, &out);

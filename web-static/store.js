@@ -1,0 +1,37 @@
+// The campaigns this device has opened, with the keys of the links it was given, so that a
+// link is never lost by going Back: the home page lists them. Only on this device.
+const KEY = 'm44d:campaigns';
+
+function load() {
+  try { return JSON.parse(localStorage.getItem(KEY) || '{}'); } catch { return {}; }
+}
+
+function save(all) {
+  try { localStorage.setItem(KEY, JSON.stringify(all)); } catch { /* private mode */ }
+}
+
+export function remember(id, name, role, key) {
+  const all = load();
+  const c = all[id] || { keys: {} };
+  c.name = name || c.name || '';
+  if (role && key) c.keys[role] = key;
+  c.seen = Date.now();
+  all[id] = c;
+  save(all);
+}
+
+export function forget(id, role) {
+  const all = load();
+  if (all[id] && role) delete all[id].keys[role];
+  save(all);
+}
+
+export function keysFor(id) {
+  const c = load()[id];
+  return c ? { ...c.keys } : {};
+}
+
+// [{id, name, keys}] newest first.
+export function remembered() {
+  return Object.entries(load()).map(([id, c]) => ({ id, ...c })).sort((a, b) => (b.seen || 0) - (a.seen || 0));
+}

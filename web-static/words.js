@@ -1,0 +1,67 @@
+// Players' words: everything the page says about the rules comes from the ruleset's own texts,
+// never from the ids the API uses.
+import { SIDE_TITLE } from './dom.js';
+
+export const FACE_TITLE = { infantry: 'Infantry', armor: 'Armor', grenade: 'Grenade', star: 'Star', flag: 'Flag' };
+export const PHASE_WORDS = {
+  setup: 'Setting up', victory_events: 'Victory event rolls', reserves: 'Reserve rolls',
+  ready: 'Being played', finished: 'Finished',
+};
+export const PURPOSE_WORDS = { what_if: 'What-if', victory_events: 'victory events', pre_battle: 'pre-battle', reserve: 'reserve' };
+export const WHO = { allies: 'Allies', axis: 'Axis', organizer: 'Organizer', system: 'the server' };
+const NEED_WORDS = {
+  'what-if': 'What-if roll', 'victory-events': 'victory event roll', 'pre-battle-roll': 'pre-battle roll',
+  'reserve-roll': 'reserve roll', 'reserve-choice': 'reserve choice', result: 'the battle result',
+  'new-battle': 'setting up the next battle', finish: 'finishing the campaign',
+};
+
+export function needWords(need) {
+  return NEED_WORDS[need] || 'their move';
+}
+
+export function waitingWords(list) {
+  return list.map((w) => {
+    const [who, what] = w.split(':');
+    return `${WHO[who] || 'someone'}: ${needWords(what)}`;
+  });
+}
+
+// A grant in the ruleset's words ("an Elite infantry unit (4 figures with an Elite badge ...)").
+export function grantWords(rs, g) {
+  const d = rs && rs.grants ? rs.grants[g] : null;
+  return d ? (typeof d === 'string' ? d : d.text) : 'a reserve';
+}
+
+export const tokenWords = (n) => (n ? `${n} token${n > 1 ? 's' : ''}` : 'free');
+
+export function facesWords(faces) {
+  return faces.map((f) => FACE_TITLE[f] || f).join(', ');
+}
+
+// "Allied die — infantry:" before an instruction, so the table knows who rolled what.
+export function dieOwner(side) {
+  return side === 'allies' ? 'Allied' : 'Axis';
+}
+
+export function sideTitle(side) {
+  return SIDE_TITLE[side] || WHO[side] || 'someone';
+}
+
+// A field the server names, in the words of the form that sent it.
+const FIELD_WORDS = {
+  name: 'The name', 'reserve_tokens.allies': 'The Allies’ starting tokens', 'reserve_tokens.axis': 'The Axis’ starting tokens',
+  'players.allies': 'The Allied player’s name', 'players.axis': 'The Axis player’s name',
+  scenario: 'The scenario', first_player: 'Who moves first', 'cards.allies': 'The Allied command cards',
+  'cards.axis': 'The Axis command cards', medals_to_win: 'The medals to win', maps: 'The maps',
+  'medals.allies': 'The Allied medals', 'medals.axis': 'The Axis medals', faces: 'The faces',
+  'undeployed_reserves.allies': 'The Allied undeployed reserves', 'undeployed_reserves.axis': 'The Axis undeployed reserves',
+  'objective_medals.allies': 'The Allied objective medals', 'objective_medals.axis': 'The Axis objective medals',
+};
+
+// The server's message, with a field path it starts with put in words.
+export function problemWords(e) {
+  let text = e.message || 'Something went wrong.';
+  if (e.field && text.startsWith(e.field)) text = (FIELD_WORDS[e.field] || 'This') + text.slice(e.field.length);
+  if (e.status === 0 || /Failed to fetch|NetworkError|Load failed/.test(text)) text = 'The server cannot be reached just now.';
+  return text;
+}
