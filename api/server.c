@@ -10,6 +10,7 @@
 #include "util/log.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdlib.h>
@@ -216,6 +217,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return MHD_YES;
 }
 
+/* Percent-decoding of the path and query, as libmicrohttpd's own, except that "%00" is left as
+ * it is: a NUL would cut the string short in C, so "/keys/allies%00" would read as
+ * "/keys/allies". Left encoded it matches no route and no id. Returns the new length. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls, (void)conn;
+    char *w = s;
+    for (const char *r = s; *r; r++) {
+        if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2]) &&
+            !(r[1] == '0' && r[2] == '0')) {
+            char hex[3] = {r[1], r[2], '\0'};
+            *w++ = (char)strtol(hex, NULL, 16);
+            r += 2;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -267,7 +289,7 @@ bool http_start(const struct http_options *opts)
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->max_connections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)opts->per_ip_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, opts->conn_memory, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, NULL, MHD_OPTION_END);
+        on_completed, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!daemon_handle) {
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",

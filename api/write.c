@@ -122,6 +122,14 @@ static enum db_tx refuse_tx(struct write_ctx *w, enum problem_code code, const c
     return DB_TX_ABORT;
 }
 
+/* A key that a re-issue replaced: said so, for the person holding the old link. */
+static enum db_tx refuse_replaced(struct write_ctx *w, enum role role)
+{
+    return refuse_tx(w, PROBLEM_UNAUTHORIZED,
+                     "This %s link was replaced by a new one: ask the organizer for the new link.",
+                     role == ROLE_ORGANIZER ? "organizer" : side_title(role_side(role)));
+}
+
 static enum db_tx tx(struct db *db, void *arg)
 {
     struct write_ctx *w = arg;
@@ -135,6 +143,7 @@ static enum db_tx tx(struct db *db, void *arg)
     w->location[0] = '\0';
     w->role = ROLE_NONE;
     const char *scope = "";
+    enum role replaced = ROLE_NONE;
     char keybuf[KEY_TEXT_LEN + 8];
     const char *key = bearer_key(r, keybuf, sizeof keybuf);
 
@@ -150,21 +159,24 @@ static enum db_tx tx(struct db *db, void *arg)
             return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
         scope = w->c->id;
         w->role = campaign_role(w->c, key);
+        /* A key a re-issue replaced may only have its own earlier answers replayed (below). */
+        replaced = w->role == ROLE_NONE ? campaign_replaced_role(w->c, key) : ROLE_NONE;
         if (w->op->need != NEED_NONE) {
             if (!req_header(r, "Authorization"))
                 return refuse_tx(w, PROBLEM_UNAUTHORIZED,
                                  "Send this campaign's key: Authorization: Bearer <key>.");
-            if (w->role == ROLE_NONE)
+            if (w->role == ROLE_NONE && replaced == ROLE_NONE)
                 return refuse_tx(w, PROBLEM_UNAUTHORIZED,
                                  "This key is not a key of this campaign.");
-            if (w->op->need == NEED_ORGANIZER && w->role != ROLE_ORGANIZER)
+            if (w->role != ROLE_NONE && w->op->need == NEED_ORGANIZER && w->role != ROLE_ORGANIZER)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "Only the organizer may do this; this is the %s key.",
                                  role_name(w->role));
-            if (w->op->need == NEED_SIDE && w->role == ROLE_ORGANIZER)
+            if (w->role != ROLE_NONE && w->op->need == NEED_SIDE && w->role == ROLE_ORGANIZER)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "A side acts with its own key; this is the organizer's key.");
-            if (w->op->need == NEED_SIDE && w->op->names_side && role_side(w->role) != w->op->side)
+            if (w->role != ROLE_NONE && w->op->need == NEED_SIDE && w->op->names_side &&
+                role_side(w->role) != w->op->side)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "This is the %s key; it cannot act for the %s.",
                                  side_title(role_side(w->role)), side_title(w->op->side));
@@ -181,7 +193,7 @@ static enum db_tx tx(struct db *db, void *arg)
             snprintf(scope_buf, sizeof scope_buf, "%s %s|%s", r->method, r->route->pattern,
                      r->client);
         idem_derive(w->op->campaign ? scope : scope_buf, idem, ik);
-        request_hash(r, w->role, hash);
+        request_hash(r, w->role != ROLE_NONE ? w->role : replaced, hash);
         if (!w->op->campaign && db_idem_lock(db, ik->id_hex) < 0)
             return DB_TX_ERROR;
         char ttl[16];
@@ -208,12 +220,16 @@ static enum db_tx tx(struct db *db, void *arg)
                 w->replay = true;
                 return DB_TX_ABORT; /* nothing new is written */
             }
+            if (replaced != ROLE_NONE)
+                return refuse_replaced(w, replaced);
             return refuse_tx(w, PROBLEM_IDEMPOTENCY_KEY_REUSED,
                              "This Idempotency-Key was used for a different request; use a new "
                              "key for a new request.");
         }
         PQclear(res);
     }
+    if (replaced != ROLE_NONE)
+        return refuse_replaced(w, replaced);
     if (w->op->campaign) {
         char etag[40];
         etag_of(w->c->version, etag, sizeof etag);

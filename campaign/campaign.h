@@ -120,6 +120,7 @@ struct campaign {
     char players[SIDE_COUNT][PLAYER_MAX_BYTES + 1];
     int tokens[SIDE_COUNT];
     uint8_t key_hash[3][32];         /* allies, axis, organizer (enum role order) */
+    uint8_t key_prev[3][32];         /* the keys they replaced (all zero: none) */
     json_t *scenarios_json;          /* the campaign's own scenario list, or NULL */
     struct scenario_list *scenarios; /* the list in force (own or ruleset's), or NULL */
     int winner;
@@ -179,6 +180,8 @@ void campaign_standing(const struct campaign *c, struct standing *st);
 
 /* The role a bearer key gives in this campaign (constant-time comparisons), or ROLE_NONE. */
 enum role campaign_role(const struct campaign *c, const char *key);
+/* The role whose previous key this is (a key replaced by a re-issue), or ROLE_NONE. */
+enum role campaign_replaced_role(const struct campaign *c, const char *key);
 
 /* The events in force at battle `battle` (rolled, known to the loaded ruleset, and not rolled
  * for a later battle; 0: every event rolled so far): their definitions. */

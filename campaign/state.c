@@ -339,6 +339,11 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
     }
     json_decref(last);
     c->undo_from = atoll(PQgetvalue(r, 0, 26));
+    for (int k = 0; k < 3; k++) {
+        const char *hex = PQgetvalue(r, 0, 27 + k);
+        if (strlen(hex) == 64)
+            sodium_hex2bin(c->key_prev[k], 32, hex, 64, NULL, NULL, NULL);
+    }
     PQclear(r);
 
     if (c->scenarios_json) {
@@ -416,7 +421,7 @@ void campaign_standing(const struct campaign *c, struct standing *st)
     }
 }
 
-enum role campaign_role(const struct campaign *c, const char *key)
+static enum role role_of(const uint8_t hashes[3][32], const char *key)
 {
     if (!key || strlen(key) != KEY_TEXT_LEN)
         return ROLE_NONE;
@@ -425,9 +430,21 @@ enum role campaign_role(const struct campaign *c, const char *key)
     enum role found = ROLE_NONE;
     /* Compare against all three every time, so the time taken says nothing. */
     for (int k = 0; k < 3; k++)
-        if (sodium_memcmp(h, c->key_hash[k], 32) == 0)
+        if (sodium_memcmp(h, hashes[k], 32) == 0)
             found = (enum role)k;
     return found;
+}
+
+enum role campaign_role(const struct campaign *c, const char *key)
+{
+    return role_of(c->key_hash, key);
+}
+
+enum role campaign_replaced_role(const struct campaign *c, const char *key)
+{
+    static const uint8_t none[32];
+    enum role r = role_of(c->key_prev, key);
+    return r != ROLE_NONE && sodium_memcmp(c->key_prev[r], none, 32) != 0 ? r : ROLE_NONE;
 }
 
 int campaign_events(const struct campaign *c, int battle, const struct event_def **out, int max)

@@ -187,10 +187,14 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
     char actor[16];
     snprintf(actor, sizeof actor, "%s", c->last.actor);
-    if (role != ROLE_ORGANIZER && strcmp(actor, role_name(role)) != 0)
+    if (role != ROLE_ORGANIZER && strcmp(actor, role_name(role)) != 0) {
+        if (strcmp(actor, "organizer") == 0)
+            return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
+                          "The last action is %s: only the organizer can undo it.", what);
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
-                      "The last action is %s: only %s or the organizer can undo it.", what,
-                      strcmp(actor, "organizer") == 0 ? "the organizer" : side_words(actor));
+                      "The last action is %s: only the %s or the organizer can undo it.", what,
+                      side_words(actor));
+    }
     /* Everything needed from the entry, before the campaign is read again. */
     long long seq = c->last.seq;
     char action[32], side[16], purpose[32], event[RS_ID_MAX], seqtext[24], num[16];
@@ -211,10 +215,10 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
         snprintf(n, sizeof n, "%d", dint(d, "n"));
         ok = db_roll_void(db, c->id, n);
         if (ok && strcmp(purpose, "what_if") == 0) {
-            /* The event this roll gave, no longer rolled by this side. */
+            /* The event this roll gave: rolled by whom the rolls still standing say. */
             const char *ev = battle > 0 ? c->what_if_again_event[s] : c->what_if_event[s];
             if (ev[0])
-                ok = db_effect_unroll(db, c->id, ev, side_name(s));
+                ok = db_effect_unroll(db, c->id, ev);
         }
     } else if (strcmp(action, "reserve_choice") == 0) {
         ok = db_choice_delete(db, c->id, num, side_name(s));

@@ -15,7 +15,7 @@ static struct db_statement st_update = {
     "medals_axis = $6::int, undeployed_allies = $7::int, undeployed_axis = $8::int, "
     "objective_allies = $9::int, objective_axis = $10::int, sudden_death = $11::boolean, "
     "first_player = $12, commissar = $13, "
-    "finished_at = CASE WHEN $3::text = 'finished' THEN now() END "
+    "finished_at = CASE WHEN $3::text = 'finished' THEN coalesce(finished_at, now()) END "
     "WHERE campaign_id = $1::uuid AND number = $2::int RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'battle_update') FROM u",
     13, 0};

@@ -44,7 +44,8 @@
 #define CAMPAIGN_COLUMNS                                                                            \
     CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", "                                     \
     CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF ", " CAMPAIGN_HELD ", " CAMPAIGN_LAST_ACTION ", "         \
-    "c.undo_from"
+    "c.undo_from, encode(c.allies_key_prev, 'hex'), encode(c.axis_key_prev, 'hex'), "               \
+    "encode(c.organizer_key_prev, 'hex')"
 // clang-format on
 
 static struct db_statement st_insert = {

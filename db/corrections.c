@@ -85,21 +85,23 @@ bool db_battle_delete(struct db *db, const char *campaign, const char *battle)
     return db_defer(db, &st_battle_delete, p);
 }
 
-/* A side's What-if roll of an event undone: the event is no longer rolled by it, and no longer
- * in force when nobody else rolled it. */
+/* A What-if roll of an event undone (its roll already voided): the event is rolled by the sides
+ * whose What-if rolls in force still give it (a side may have rolled it twice: Forward Command),
+ * and no longer in force when none does. */
 static struct db_statement st_effect_unroll = {
     "effect_unroll",
-    "UPDATE effects SET rolled_by = array_remove(rolled_by, $3::text) "
-    "WHERE campaign_id = $1::uuid AND event_id = $2",
-    3, 0};
+    "UPDATE effects SET rolled_by = (SELECT coalesce(array_agg(DISTINCT r.side::text), '{}') "
+    "FROM rolls r WHERE r.campaign_id = $1::uuid AND r.purpose = 'what_if' AND NOT r.voided "
+    "AND r.detail ->> 'event' = $2) WHERE campaign_id = $1::uuid AND event_id = $2",
+    2, 0};
 static struct db_statement st_effect_drop = {
     "effect_drop",
     "DELETE FROM effects WHERE campaign_id = $1::uuid AND event_id = $2 AND rolled_by = '{}'", 2,
     0};
 
-bool db_effect_unroll(struct db *db, const char *campaign, const char *event_id, const char *side)
+bool db_effect_unroll(struct db *db, const char *campaign, const char *event_id)
 {
-    const char *p[] = {campaign, event_id, side};
+    const char *p[] = {campaign, event_id};
     return db_defer(db, &st_effect_unroll, p) && db_defer(db, &st_effect_drop, p);
 }
 
@@ -119,6 +121,10 @@ bool db_effect_unpick(struct db *db, const char *campaign, const char *event_id)
 static struct db_statement st_key_set = {
     "key_set",
     "WITH u AS (UPDATE campaigns SET "
+    "organizer_key_prev = CASE WHEN $2 = 'organizer' THEN organizer_key_hash "
+    "ELSE organizer_key_prev END, "
+    "allies_key_prev = CASE WHEN $2 = 'allies' THEN allies_key_hash ELSE allies_key_prev END, "
+    "axis_key_prev = CASE WHEN $2 = 'axis' THEN axis_key_hash ELSE axis_key_prev END, "
     "organizer_key_hash = CASE WHEN $2 = 'organizer' THEN decode($3, 'hex') "
     "ELSE organizer_key_hash END, "
     "allies_key_hash = CASE WHEN $2 = 'allies' THEN decode($3, 'hex') ELSE allies_key_hash END, "

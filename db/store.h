@@ -94,7 +94,7 @@ PGresult *db_ledger_balances(struct db *db, const char *campaign); /* side, bala
 bool db_roll_void(struct db *db, const char *campaign, const char *n);
 bool db_choice_delete(struct db *db, const char *campaign, const char *battle, const char *side);
 bool db_battle_delete(struct db *db, const char *campaign, const char *battle);
-bool db_effect_unroll(struct db *db, const char *campaign, const char *event_id, const char *side);
+bool db_effect_unroll(struct db *db, const char *campaign, const char *event_id);
 bool db_effect_unpick(struct db *db, const char *campaign, const char *event_id);
 bool db_key_set(struct db *db, const char *campaign, const char *role, const char *hash_hex);
 

@@ -19,11 +19,11 @@ export function showError(slot, e) {
 // Sends a write. On success the page is read again and `done` said at the top; a refusal is
 // shown in `err` (or the slot of the field it names); a conflict re-reads the page, which
 // may be behind another device.
-async function perform(st, { path, body, button, err, fields, done, queue }) {
+async function perform(st, { path, body, button, err, fields, done, queue, ifMatch }) {
   for (const slot of [err, ...Object.values(fields || {})]) slot.hidden = true;
   button.disabled = true;
   try {
-    const r = await api('POST', path, { key: st.key, body, queue });
+    const r = await api('POST', path, { key: st.key, body, queue, ifMatch });
     st.setDone(typeof done === 'function' ? done(r.data) : done);
     await st.reload(true);
     return r.data;
@@ -35,7 +35,8 @@ async function perform(st, { path, body, button, err, fields, done, queue }) {
     }
     showError((fields && e.field && fields[e.field]) || err, e);
     button.disabled = false;
-    if (e.status === 409 || e.status === 412) st.reload(true);
+    if (e.status === 401) st.keyRefused(e);
+    else if (e.status === 409 || e.status === 412) st.reload(true);
     return null;
   }
 }
@@ -80,6 +81,7 @@ function pickAction(st, e) {
 // left, is disabled with the reason shown. Each alternative has its own cost (RULES.md 9).
 function choiceAction(st) {
   const mine = st.battle.reserves[st.role];
+  if (!mine || !mine.faces) return h('p', { class: 'muted', text: 'Reading your dice…' });
   const options = mine.options || [];
   const tokens = st.c.sides[st.role].reserve_tokens;
   const chosen = new Map(); // id -> grant
@@ -331,7 +333,9 @@ export function undoAction(st) {
   const start = h('button', { type: 'button', class: 'secondary', id: 'undo' }, 'Undo…');
   const yes = h('button', { type: 'button', class: 'danger', id: 'confirm-undo', hidden: true }, `Yes, undo ${u.what}`);
   start.addEventListener('click', () => { yes.hidden = false; yes.focus(); });
-  yes.addEventListener('click', () => perform(st, { path: `/campaigns/${st.id}/undo`, body: {}, button: yes, err, done: `Undone: ${u.what}.` }));
+  // Tied to the version this page showed: if anything was done since, the server refuses
+  // (412) and the page shows what Undo would undo now.
+  yes.addEventListener('click', () => perform(st, { path: `/campaigns/${st.id}/undo`, body: {}, button: yes, err, ifMatch: st.shown, done: `Undone: ${u.what}.` }));
   return h('div', { class: 'card undo', id: 'act-undo' }, h('p', {}, 'Last action: ', h('strong', { id: 'undo-what', text: u.what }), '.'),
     start, yes, err);
 }

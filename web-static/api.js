@@ -26,11 +26,12 @@ export function randomHex(bytes) {
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
-async function send(method, path, { key, body, etag, signal, idem } = {}) {
+async function send(method, path, { key, body, etag, ifMatch, signal, idem } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (key) headers.Authorization = `Bearer ${key}`;
   if (etag) headers['If-None-Match'] = etag;
+  if (ifMatch) headers['If-Match'] = ifMatch;
   if (idem) headers['Idempotency-Key'] = idem;
   const res = await fetch(`/api/v1${path}`, { method, headers, signal, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 304) return { status: 304, etag: res.headers.get('ETag') };
@@ -45,15 +46,17 @@ const isNetworkError = (e) => !(e instanceof ApiError) && e.name !== 'AbortError
 
 // One request. A POST is retried once with the same key when the network fails; with `queue`
 // (a label in players' words), one that still cannot be sent is queued instead of lost.
-export async function api(method, path, { key, body, etag, signal, queue } = {}) {
-  const idem = method === 'POST' ? randomHex(16) : undefined;
+// `ifMatch`: the campaign's version the request was decided on (a write refused with 412 if it
+// changed since); `idem`: an Idempotency-Key kept by the caller, to send the same request again.
+export async function api(method, path, { key, body, etag, ifMatch, signal, queue, idem: given } = {}) {
+  const idem = method === 'POST' ? given || randomHex(16) : undefined;
   try {
-    return await send(method, path, { key, body, etag, signal, idem });
+    return await send(method, path, { key, body, etag, ifMatch, signal, idem });
   } catch (e) {
     if (method !== 'POST' || !isNetworkError(e)) throw e;
   }
   try {
-    return await send(method, path, { key, body, etag, signal, idem });
+    return await send(method, path, { key, body, etag, ifMatch, signal, idem });
   } catch (e) {
     if (!queue || !isNetworkError(e)) throw e;
     const item = { method, path, key, body, idem, label: queue, at: Date.now() };

@@ -27,6 +27,17 @@ export async function showCampaign(main, id) {
   st.queueCount = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`)).length;
   st.queueChanged = () => { st.sig = null; update(st); };
   st.reload = (full) => reload(st, full);
+  // A key the server refuses now (the organizer gave the role a new link): the page goes on
+  // read-only and says so, and this device forgets the old link.
+  st.keyRefused = (e) => {
+    if (st.role) forget(id, st.role);
+    st.role = null;
+    st.keyError = problemWords(e);
+    st.sig = null;
+    st.undoSig = null;
+    st.linksSig = null;
+    update(st);
+  };
   if (st.key) {
     try {
       st.role = (await api('GET', `/campaigns/${id}/role`, { key: st.key })).data.role;
@@ -35,12 +46,19 @@ export async function showCampaign(main, id) {
     }
   }
   const first = await api('GET', `/campaigns/${id}`);
+  try { st.rs = (await api('GET', `/rulesets/${first.data.ruleset}`)).data; } catch { st.rs = null; }
+  const details = await loadDetails(st, first.data);
   st.c = first.data;
-  try { st.rs = (await api('GET', `/rulesets/${st.c.ruleset}`)).data; } catch { st.rs = null; }
-  await loadDetails(st);
+  st.battle = details.battle;
+  st.rolls = details.rolls;
   st.etag = first.etag;
+  st.shown = first.etag;
   if (st.role) remember(id, st.c.name, st.role, st.key);
-  else if (st.keyError && st.key) forget(id, null);
+  else if (st.keyError && st.key) {
+    // A link whose key no longer works: forget whichever role this device kept it for.
+    const kept = keysFor(id);
+    for (const r of Object.keys(kept)) if (kept[r] === st.key) forget(id, r);
+  }
   build(st);
   live(st);
   window.addEventListener('online', () => { wake(st); sendQueued(st); });
@@ -50,26 +68,37 @@ export async function showCampaign(main, id) {
   setInterval(() => { if (st.queueCount()) sendQueued(st); }, 5000);
 }
 
-async function loadDetails(st) {
-  const n = st.c.current_battle || (st.c.battles.length ? st.c.battles[st.c.battles.length - 1].number : null);
+// The battle and the rolls that go with a standing `c`.
+async function loadDetails(st, c) {
+  const n = c.current_battle || (c.battles.length ? c.battles[c.battles.length - 1].number : null);
   const [battle, rolls] = await Promise.all([
     n ? api('GET', `/campaigns/${st.id}/battles/${n}`) : Promise.resolve(null),
     api('GET', `/campaigns/${st.id}/rolls`),
   ]);
-  st.battle = battle ? battle.data : null;
-  st.rolls = rolls.data;
-  st.history.clear(); // earlier battles are read again when opened
+  return { battle: battle ? battle.data : null, rolls: rolls.data };
 }
 
-// Everything read again; the ETag is taken only once all of it is in, so a failure half-way
-// never leaves the page believing it is current.
+// A standing and everything read after it, taken as one: only when all of it is in, and only if
+// it is not older than what the page shows (the live loop and a page's own re-read may cross).
+// Returns whether it was taken.
+function commit(st, r, details) {
+  if (st.c && r.data.version < st.c.version) return false;
+  st.c = r.data;
+  st.battle = details.battle;
+  st.rolls = details.rolls;
+  st.etag = r.etag; // only now: every part of the page is as new as this version
+  st.shown = r.etag; // the version on screen (a write decided on it sends it as If-Match)
+  st.history.clear(); // earlier battles are read again when opened
+  update(st);
+  return true;
+}
+
+// Everything read again: a failure half-way changes nothing, so the page never believes it is
+// current when it is not.
 async function reload(st, full) {
   const r = await api('GET', `/campaigns/${st.id}`, { etag: full ? undefined : st.etag });
   if (r.status === 304) return;
-  st.c = r.data;
-  await loadDetails(st);
-  st.etag = r.etag;
-  update(st);
+  commit(st, r, await loadDetails(st, r.data));
 }
 
 function setStatus(st, status) {
@@ -85,34 +114,41 @@ function setStatus(st, status) {
   el.querySelector('.status-text').textContent = words[status];
 }
 
-// Read everything again now: after coming back online, waking up, or a tap on Refresh.
+// Read everything again now: after coming back online, waking up, or a tap on Refresh. The key
+// is asked about again too: the organizer may have given this role a new link meanwhile.
 function wake(st) {
   if (st.poll) st.poll.abort();
   st.etag = null;
+  if (st.key && st.role) {
+    api('GET', `/campaigns/${st.id}/role`, { key: st.key }).catch((e) => { if (e.status === 401) st.keyRefused(e); });
+  }
 }
 
 async function live(st) {
   let pause = 1000;
   for (;;) {
     st.poll = new AbortController();
+    // A poll the server does not answer (a half-open connection after a network switch) is
+    // given up 10 s after its 25 s wait, and read again in full.
+    const giveUp = setTimeout(() => { st.pollTimedOut = true; st.poll.abort(); }, 35000);
     try {
       const r = await api('GET', `/campaigns/${st.id}?wait=25`, { etag: st.etag || undefined, signal: st.poll.signal });
-      if (r.status === 200 && r.etag !== st.etag) {
-        st.c = r.data;
-        await loadDetails(st);
-        st.etag = r.etag; // only now: every part of the page is as new as this version
-        update(st);
+      if (r.status === 200 && r.etag !== st.etag && commit(st, r, await loadDetails(st, r.data))) {
         const words = waitingWords(st.c.waiting_for).join('; ');
         say(`Campaign updated${words ? `: waiting for ${words}` : ''}`);
       }
       setStatus(st, 'live');
       pause = 1000;
     } catch (e) {
-      if (e.name === 'AbortError') { setStatus(st, navigator.onLine ? 'reconnecting' : 'offline'); continue; }
       st.etag = null; // whatever failed, the next read is a full one
       setStatus(st, navigator.onLine ? 'reconnecting' : 'offline');
-      await sleep(pause);
-      pause = Math.min(pause * 2, 8000);
+      if (e.name !== 'AbortError' || st.pollTimedOut) {
+        await sleep(pause);
+        pause = Math.min(pause * 2, 8000);
+      }
+      st.pollTimedOut = false;
+    } finally {
+      clearTimeout(giveUp);
     }
   }
 }
@@ -239,7 +275,7 @@ function header(st) {
   return [
     h('h1', { text: c.name }),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${c.ruleset_name} · dice: ${c.dice === 'server' ? 'rolled by the server' : c.dice === 'table' ? 'rolled at the table' : 'server or table'} · ${c.status === 'finished' ? 'finished' : 'in progress'}` })),
-    st.keyError ? h('p', { class: 'error', role: 'alert', text: `This link's key does not work here (${st.keyError}) The organizer can give you a new link. You can still read the campaign.` }) : null,
+    st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `This link's key does not work any more: ${st.keyError} The organizer can give you a new link. You can still read the campaign.` }) : null,
   ];
 }
 

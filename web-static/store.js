@@ -23,6 +23,7 @@ export function remember(id, name, role, key) {
 export function forget(id, role) {
   const all = load();
   if (all[id] && role) delete all[id].keys[role];
+  if (all[id] && !Object.keys(all[id].keys).length) delete all[id];
   save(all);
 }
 

@@ -63,5 +63,6 @@ export function problemWords(e) {
   let text = e.message || 'Something went wrong.';
   if (e.field && text.startsWith(e.field)) text = (FIELD_WORDS[e.field] || 'This') + text.slice(e.field.length);
   if (e.status === 0 || /Failed to fetch|NetworkError|Load failed/.test(text)) text = 'The server cannot be reached just now.';
+  if (e.status === 412) text = 'Something was done meanwhile: look at the campaign again, then decide.';
   return text;
 }

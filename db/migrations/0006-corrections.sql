@@ -40,6 +40,12 @@ UPDATE campaigns c SET undo_from = coalesce(
 ALTER TABLE battles ADD COLUMN setup_first_player m44_side, ADD COLUMN setup_commissar m44_side;
 UPDATE battles SET setup_first_player = first_player, setup_commissar = commissar;
 
+-- A re-issued key's predecessor, per role: a request made with it is refused, but one that is
+-- the same request again with the same Idempotency-Key (its answer was lost) gets the stored
+-- answer, so a lost answer to the organizer's own re-issue does not lock the organizer out.
+ALTER TABLE campaigns ADD COLUMN organizer_key_prev bytea, ADD COLUMN allies_key_prev bytea,
+    ADD COLUMN axis_key_prev bytea;
+
 -- Which log entries were undone: found by the undo entries that name them.
 CREATE INDEX event_log_undid ON event_log (campaign_id, ((detail ->> 'undid')::bigint))
     WHERE action = 'undo';

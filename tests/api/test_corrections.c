@@ -208,6 +208,96 @@ static void test_every_action_undone(void)
     json_decref(there);
 }
 
+/* What-if rolls with consequences elsewhere, undone: Soviet Invasion rolled after Szack was set
+ * up (battle 1 goes back to its own set-up and to waiting for the roll); Forward Command's second
+ * roll giving Forward Command again (the first roll still stands: the event stays, and so does
+ * the right to roll again); a battle picked for Night Attacks. */
+static void test_what_if_consequences_undone(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"szack\",\"ruleset\":\"fall-of-poland\",\"dice\":"
+                                "\"table\",\"what_if\":true}",
+                                &c));
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                     "{\"scenario\":\"Szack\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                     "\"axis\":5},\"medals_to_win\":6,\"commissar\":\"axis\"}"),
+           201, "Szack first");
+    expect(camp_post(&api_daemon, &c, ALLIES, "/what-if", "{\"faces\":[\"armor\"]}"), 201, "wi");
+    do_undo_redo(&c, AXIS, "/what-if", "{\"faces\":[\"flag\"]}", 201, AXIS, NULL);
+    struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "axis"); /* done again: in force */
+    http_free(r);
+
+    struct camp ih;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"forward\",\"ruleset\":\"island-hoppers\",\"dice\":"
+                                "\"table\",\"what_if\":true}",
+                                &ih));
+    expect(camp_post(&api_daemon, &ih, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"), 201,
+           "wi");
+    expect(camp_post(&api_daemon, &ih, AXIS, "/what-if", "{\"faces\":[\"grenade\"]}"), 201, "wi");
+    expect(camp_post(&api_daemon, &ih, ORGANIZER, "/battles",
+                     "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
+                     "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
+           201, "battle");
+    do_undo_redo(&ih, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}", 200, ORGANIZER,
+                 NULL);
+
+    struct camp fc;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"forward\",\"ruleset\":\"island-hoppers\",\"dice\":"
+                                "\"table\",\"what_if\":true}",
+                                &fc));
+    expect(camp_post(&api_daemon, &fc, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"), 201,
+           "wi");
+    expect(camp_post(&api_daemon, &fc, AXIS, "/what-if", "{\"faces\":[\"star\"]}"), 201, "wi");
+    expect(camp_post(&api_daemon, &fc, ORGANIZER, "/battles",
+                     "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
+                     "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
+           201, "battle");
+    for (int s = ALLIES; s <= AXIS; s++) {
+        expect(camp_post(&api_daemon, &fc, (enum who)s, "/battles/1/reserve-roll",
+                         "{\"faces\":[\"flag\",\"flag\"]}"),
+               201, "roll");
+        expect(camp_post(&api_daemon, &fc, (enum who)s, "/battles/1/reserve-choice",
+                         "{\"options\":[]}"),
+               200, "nothing");
+    }
+    expect(camp_post(&api_daemon, &fc, ORGANIZER, "/battles/1/result",
+                     "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2}}"),
+           200, "result");
+    do_undo_redo(&fc, AXIS, "/what-if", "{\"faces\":[\"star\"]}", 201, AXIS, NULL);
+}
+
+/* An undo decided on a version of the campaign (If-Match) is refused once anything else was
+ * done: it would undo something other than what the player was shown. */
+static void test_undo_if_match(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"match\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
+    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                     "\"axis\":5},\"medals_to_win\":6}"),
+           201, "battle");
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
+                     "{\"faces\":[\"flag\",\"flag\"]}"),
+           201, "roll");
+    long long seen = camp_version(&api_daemon, &c);
+    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice", "{\"options\":[]}"), 200,
+           "choice");
+    char path[128], match[64];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/undo", c.id);
+    snprintf(match, sizeof match, "If-Match: \"%lld\"", seen);
+    const char *h[] = {match, NULL};
+    long long version = camp_version(&api_daemon, &c);
+    struct http_resp *r = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", h);
+    assert_problem(r, 412, "precondition-failed");
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
+}
+
 /* "Never undoable: a server roll": 409 not-undoable, and nothing changes. */
 static void test_server_roll_never(void)
 {
@@ -350,13 +440,59 @@ static void test_key_reissue(void)
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_STRING_EQUAL(http_str(r, "undo.action"), "roll");
     http_free(r);
+    /* A NUL in the path never stands for the end of a role or an id. */
+    r = camp_post(&api_daemon, &renewed, ORGANIZER, "/keys/allies%00", "{}");
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+}
+
+/* The organizer re-issues its own key and the answer is lost: the same request again, with the
+ * same Idempotency-Key and the key it was sent with, gets the same answer (the new key), and
+ * nothing else is possible with the old key. */
+static void test_lost_answer_to_own_reissue(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"lost\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/keys/organizer", c.id);
+    const char *h[] = {"Idempotency-Key: 3f1c0d2e-organizer-reissue-7a6b5c4d3e2f", NULL};
+    struct http_resp *a = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", h);
+    struct http_resp *b = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", h);
+    CU_ASSERT_EQUAL(a->status, 200);
+    CU_ASSERT_EQUAL(b->status, 200);
+    CU_ASSERT_STRING_EQUAL(a->body, b->body);
+    http_free(a);
+    http_free(b);
+    const char *another[] = {"Idempotency-Key: 3f1c0d2e-another-request-7a6b5c4d3e2f01", NULL};
+    a = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", another);
+    assert_problem(a, 401, "unauthorized");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(a, "detail"), "replaced"));
+    http_free(a);
+    a = camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                  "\"axis\":5},\"medals_to_win\":6}");
+    assert_problem(a, 401, "unauthorized");
+    http_free(a);
+    a = camp_get(&api_daemon, &c, "/role");
+    http_free(a);
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/role", c.id);
+    a = api(&api_daemon, "GET", path, &c, ORGANIZER, NULL, NULL);
+    assert_problem(a, 401, "unauthorized");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(a, "detail"), "replaced"));
+    http_free(a);
 }
 
 void register_corrections_tests(void)
 {
     CU_pSuite s = CU_add_suite("corrections: undo and keys", suite_init, suite_clean);
     CU_add_test(s, "every undoable action undone: everything as before", test_every_action_undone);
+    CU_add_test(s, "What-if consequences undone (Szack, Forward Command, a picked battle)",
+                test_what_if_consequences_undone);
+    CU_add_test(s, "an undo decided on an older version is refused", test_undo_if_match);
     CU_add_test(s, "a server roll is never undone", test_server_roll_never);
     CU_add_test(s, "who may undo what", test_who_may_undo);
     CU_add_test(s, "a new key for a role: the old one refused at once", test_key_reissue);
+    CU_add_test(s, "a lost answer to the organizer's own re-issue: the same request replays",
+                test_lost_answer_to_own_reissue);
 }

@@ -668,6 +668,11 @@ try {
   const newLink = await fOrg.inputValue('#link-allies');
   const oldRefused = await fetch(`${BASE}/api/v1/campaigns/${fx.id}/battles/2/reserve-roll`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.allies_key}` }, body: '{}' });
   check(oldRefused.status === 401, 'the old Allies link is refused at once');
+  // A page still open on the old link learns it on its next refresh, and offers nothing more.
+  await fAllies2.click('#refresh');
+  await fAllies2.waitForSelector('#key-error', { timeout: 5000 });
+  check((await text(fAllies2, '#key-error')).includes('replaced') && await fAllies2.locator('#actions button').count() === 0,
+    'a page on the old link says it was replaced, and acts no more');
   await fOrg.click('#show-qr-allies');
   await fOrg.waitForSelector('#qr-allies svg');
   await fOrg.locator('#sec-links').scrollIntoViewIfNeeded();
