@@ -4,7 +4,7 @@
 FROM debian:bookworm AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends make gcc libc6-dev \
-      libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev \
+      libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev libcurl4-openssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -12,7 +12,8 @@ RUN make -j"$(nproc)" all
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libpq5 libsodium23 curl \
+ && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libpq5 libsodium23 libcurl4 \
+      ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10044 --no-create-home --shell /usr/sbin/nologin m44d
 COPY --from=build /src/bin/ /usr/local/bin/

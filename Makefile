@@ -14,8 +14,8 @@ CC      ?= gcc
 
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wvla
 CPPFLAGS_ALL = -D_GNU_SOURCE -I/usr/include/postgresql -DM44_VERSION='"$(VERSION)"' -I. -I$(B)/gen
-LIBS    := -lmicrohttpd -ljansson -lpq -lsodium -lpthread -lm
-TEST_LIBS := -lcunit -lcurl
+LIBS    := -lmicrohttpd -ljansson -lpq -lsodium -lcurl -lpthread -lm
+TEST_LIBS := -lcunit
 
 ifeq ($(MODE),release)
   B      := build/release
@@ -39,7 +39,7 @@ LDFLAGS := $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(wildcard util/*.c db/*.c rules/*.c campaign/*.c api/*.c)
 GEN_SRC := $(B)/gen/embedded_migrations.c $(B)/gen/embedded_rulesets.c \
-           $(B)/gen/embedded_web.c $(B)/gen/embedded_openapi.c
+           $(B)/gen/embedded_grand.c $(B)/gen/embedded_web.c $(B)/gen/embedded_openapi.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 LIB     := $(B)/libm44.a
 
@@ -52,6 +52,7 @@ TEST_BINS   := $(TEST_SUITES:%=$(B)/test-bin/%)
 
 MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))
 RULESETS   := $(sort $(wildcard rules/data/*.json))
+GRAND      := $(sort $(wildcard rules/grand/*.json))
 WEB        := $(sort $(wildcard web-static/*.*))
 OPENAPI    := api/openapi.json
 
@@ -99,6 +100,9 @@ $(B)/gen/embedded_migrations.c: $(B)/tools/embed $(MIGRATIONS) db/migrations
 $(B)/gen/embedded_rulesets.c: $(B)/tools/embed $(RULESETS) rules/data
 	@mkdir -p $(@D)
 	@$(B)/tools/embed embedded_rulesets rules/data $@ $(RULESETS)
+$(B)/gen/embedded_grand.c: $(B)/tools/embed $(GRAND) rules/grand
+	@mkdir -p $(@D)
+	@$(B)/tools/embed embedded_grand rules/grand $@ $(GRAND)
 $(B)/gen/embedded_web.c: $(B)/tools/embed $(WEB) web-static
 	@mkdir -p $(@D)
 	@$(B)/tools/embed embedded_web web-static $@ $(WEB)

@@ -1,5 +1,6 @@
 #include "api/bodies.h"
 
+#include "campaign/grand.h"
 #include "campaign/rulesets.h"
 
 #include <stdio.h>
@@ -284,6 +285,50 @@ bool parse_pick(json_t *body, const char **event, struct jerr *e)
     if (!body_check(body, pick_spec, "", e))
         return false;
     *event = json_string_value(jget(body, "event"));
+    return true;
+}
+
+/* ---- POST /api/v1/grand-campaigns ---- */
+
+static const struct jfield grand_spec[] = {
+    {"name", JK_STRING, true, false, 1, NAME_MAX_BYTES, NULL},
+    {"grand_ruleset", JK_STRING, true, false, 1, RS_ID_MAX - 1, NULL},
+    {"what_if", JK_BOOL, false, false, 0, 0, NULL},
+    {"dice", JK_STRING, false, false, 1, 16, NULL},
+    {"players", JK_OBJECT, false, true, 0, 0, pair_players},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_grand_create(json_t *body, struct grand_input *in, struct jerr *e)
+{
+    if (!body_check(body, grand_spec, "", e))
+        return false;
+    memset(in, 0, sizeof *in);
+    in->name = json_string_value(jget(body, "name"));
+    const char *id = json_string_value(jget(body, "grand_ruleset"));
+    in->gr = grand_ruleset_find(id);
+    if (!in->gr)
+        return jerr_set(e, PROBLEM_INVALID_FIELD, "grand_ruleset",
+                        "grand_ruleset \"%s\" is not one of GET /api/v1/grand-rulesets.", id);
+    in->what_if = json_is_true(jget(body, "what_if"));
+    bool any_what_if = false;
+    for (int i = 0; i < in->gr->ncampaigns; i++) {
+        const struct ruleset_entry *rse = ruleset_entry(in->gr->campaigns[i].ruleset);
+        any_what_if |= rse && rse->rs->what_if.enabled;
+    }
+    if (in->what_if && !any_what_if)
+        return jerr_set(e, PROBLEM_INVALID_FIELD, "what_if",
+                        "The campaigns of %s have no What-if events.", in->gr->name);
+    in->dice = DICE_SERVER;
+    json_t *dice = jget(body, "dice");
+    if (dice && !dice_mode_parse(json_string_value(dice), &in->dice))
+        return jerr_set(e, PROBLEM_INVALID_FIELD, "dice",
+                        "dice must be \"server\", \"table\" or \"either\".");
+    json_t *players = jget(body, "players");
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        json_t *p = players ? jget(players, side_name((enum side)s)) : NULL;
+        in->players[s] = p ? json_string_value(p) : "";
+    }
     return true;
 }
 

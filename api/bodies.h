@@ -17,6 +17,10 @@ json_t *json_body(const char *data, size_t len, struct jerr *e);
 bool parse_create(json_t *body, const char *path, struct create_input *in,
                   struct scenario_list *list, struct jerr *e);
 
+/* POST /grand-campaigns. Strings in `in` point into `body`. */
+struct grand_input;
+bool parse_grand_create(json_t *body, struct grand_input *in, struct jerr *e);
+
 /* A side's POST may name the side it acts for ({"side": "axis"}); true with *side when it does.
  * The key must then be that side's (403 otherwise); bodies that allow it check its value. */
 bool body_side(json_t *body, enum side *side);

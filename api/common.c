@@ -56,6 +56,30 @@ void read_campaign(struct req *r, read_fn fn, void *arg)
         reply_db_failure(r, res);
 }
 
+bool path_role(struct req *r, int i, enum role *role)
+{
+    const char *name = r->params[i];
+    for (int k = 0; k < 3; k++)
+        if (strcmp(name, role_name((enum role)k)) == 0) {
+            *role = (enum role)k;
+            return true;
+        }
+    reply_problem_extra(r, PROBLEM_NOT_FOUND, json_pack("{s:s}", "field", "role"),
+                        "There are keys for allies, axis and organizer.");
+    return false;
+}
+
+bool empty_body(struct req *r)
+{
+    struct jerr e;
+    json_t *body = body_parse(r, &e);
+    bool ok = body && parse_empty(body, &e);
+    json_decref(body);
+    if (!ok)
+        reply_jerr(r, &e);
+    return ok;
+}
+
 void reply_db_failure(struct req *r, enum db_result res)
 {
     if (res == DB_UNAVAILABLE) {

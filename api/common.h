@@ -21,6 +21,17 @@ bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op);
 typedef enum cres (*read_fn)(struct db *db, struct req *r, struct campaign *c, void *arg);
 void read_campaign(struct req *r, read_fn fn, void *arg);
 
+/* The role named by path parameter `i` (allies, axis, organizer); replies 404 and returns false
+ * for any other. */
+bool path_role(struct req *r, int i, enum role *role);
+
+/* Reads a body that must have no fields ({} or empty); replies 400 and returns false otherwise. */
+bool empty_body(struct req *r);
+
+/* The reply of a grand campaign's creation or import (api/grand_campaigns_create.c): its id,
+ * its three keys, and the dashboard's links. */
+json_t *grand_keys_reply(const struct grand_output *out, const char *location, long long version);
+
 /* Replies 503 (database unavailable) or 500 (logged) for a transaction that did not commit. */
 void reply_db_failure(struct req *r, enum db_result res);
 

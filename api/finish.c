@@ -6,17 +6,6 @@
 
 #include <sodium.h>
 
-static bool empty_body(struct req *r)
-{
-    struct jerr e;
-    json_t *body = body_parse(r, &e);
-    bool ok = body && parse_empty(body, &e);
-    json_decref(body);
-    if (!ok)
-        reply_jerr(r, &e);
-    return ok;
-}
-
 static json_t *seed_json(const struct seed *s)
 {
     char hex[2 * SEED_BYTES + 1];

@@ -51,6 +51,24 @@ void handle_campaign_log(struct req *r);
 void handle_export(struct req *r);
 void handle_import(struct req *r);
 
+/* api/grand_*.c: grand campaigns (RULES.md 8) */
+void handle_grand_rulesets_list(struct req *r);
+void handle_grand_rulesets_get(struct req *r);
+void handle_grand_campaigns_create(struct req *r);
+void handle_grand_campaigns_get(struct req *r);
+bool grand_campaigns_get_by_version(struct req *r, long long version);
+void handle_grand_role(struct req *r);
+void handle_grand_next(struct req *r);
+void handle_grand_keys_reissue(struct req *r);
+void handle_grand_export(struct req *r);
+void handle_grand_import(struct req *r);
+
+/* api/webhook.c: the group's chat */
+void handle_webhook_set(struct req *r);
+void handle_webhook_get(struct req *r);
+void handle_grand_webhook_set(struct req *r);
+void handle_grand_webhook_get(struct req *r);
+
 /* api/openapi.c, api/static.c */
 void handle_openapi(struct req *r);
 void handle_index(struct req *r);

@@ -32,14 +32,8 @@ void handle_held_use(struct req *r)
         return;
     }
     a.id = (int)id;
-    struct jerr e;
-    json_t *body = body_parse(r, &e);
-    bool ok = body && parse_empty(body, &e);
-    json_decref(body);
-    if (!ok) {
-        reply_jerr(r, &e);
+    if (!empty_body(r))
         return;
-    }
     struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = use, .arg = &a};
     write_run(r, &op);
 }

@@ -1,11 +1,13 @@
 /* POST /api/v1/campaigns/{id}/keys/{role}: the organizer issues a new key for a role (allies,
- * axis or organizer); the old one stops working at once (API.md). For a lost or leaked link. */
+ * axis or organizer); the old one stops working at once (API.md). For a lost or leaked link.
+ * POST /api/v1/grand-campaigns/{id}/keys/{role}: the same for a grand campaign, whose keys are
+ * those of every campaign of it. */
 #include "api/bodies.h"
 #include "api/common.h"
 #include "api/handlers.h"
+#include "campaign/grand.h"
 
 #include <sodium.h>
-#include <string.h>
 
 struct arg {
     enum role role;
@@ -15,7 +17,8 @@ static enum cres reissue(struct db *db, struct write_ctx *w)
 {
     struct arg *a = w->op->arg;
     char key[KEY_TEXT_LEN + 1];
-    enum cres rc = campaign_reissue_key(db, w->c, a->role, key, &w->err);
+    enum cres rc = w->op->grand ? grand_reissue_key(db, w->g, a->role, key, &w->err)
+                                : campaign_reissue_key(db, w->c, a->role, key, &w->err);
     if (rc != C_OK)
         return rc;
     w->status = 200;
@@ -24,33 +27,26 @@ static enum cres reissue(struct db *db, struct write_ctx *w)
     return C_OK;
 }
 
-void handle_keys_reissue(struct req *r)
+static void reissue_key(struct req *r, bool grand)
 {
     struct arg a;
-    const char *role = r->params[1];
-    if (strcmp(role, "organizer") == 0)
-        a.role = ROLE_ORGANIZER;
-    else if (strcmp(role, "allies") == 0)
-        a.role = ROLE_ALLIES;
-    else if (strcmp(role, "axis") == 0)
-        a.role = ROLE_AXIS;
-    else {
-        reply_problem_extra(r, PROBLEM_NOT_FOUND, json_pack("{s:s}", "field", "role"),
-                            "A campaign has keys for allies, axis and organizer.");
+    if (!path_role(r, 1, &a.role) || !empty_body(r))
         return;
-    }
-    struct jerr e;
-    json_t *body = body_parse(r, &e);
-    bool ok = body && parse_empty(body, &e);
-    json_decref(body);
-    if (!ok) {
-        reply_jerr(r, &e);
-        return;
-    }
-    struct write_op op = {.campaign = true,
+    struct write_op op = {.campaign = !grand,
+                          .grand = grand,
                           .need = NEED_ORGANIZER,
                           .action = reissue,
                           .arg = &a,
                           .returns_keys = true};
     write_run(r, &op);
+}
+
+void handle_keys_reissue(struct req *r)
+{
+    reissue_key(r, false);
+}
+
+void handle_grand_keys_reissue(struct req *r)
+{
+    reissue_key(r, true);
 }

@@ -1,5 +1,6 @@
 #include "api/metrics.h"
 
+#include "api/chat_delivery.h"
 #include "api/router.h"
 #include "api/sweeper.h"
 #include "api/waiters.h"
@@ -162,6 +163,20 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_db_reconnects_total counter\n"
          "m44d_db_reconnects_total %llu\n",
          (unsigned long long)db_stat_reconnects());
+    outf(&o,
+         "# HELP m44d_chat_messages_delivered_total Messages posted to groups' chats.\n"
+         "# TYPE m44d_chat_messages_delivered_total counter\n"
+         "m44d_chat_messages_delivered_total %llu\n"
+         "# HELP m44d_chat_attempts_failed_total Attempts to post a chat message that failed.\n"
+         "# TYPE m44d_chat_attempts_failed_total counter\n"
+         "m44d_chat_attempts_failed_total %llu\n"
+         "# HELP m44d_chat_messages_given_up_total Chat messages given up on (refused for good, "
+         "or too many attempts).\n"
+         "# TYPE m44d_chat_messages_given_up_total counter\n"
+         "m44d_chat_messages_given_up_total %llu\n",
+         (unsigned long long)chat_delivered_total(),
+         (unsigned long long)chat_failed_attempts_total(),
+         (unsigned long long)chat_given_up_total());
     *len = o.len;
     return o.buf;
 }

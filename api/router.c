@@ -13,6 +13,7 @@ static const struct route routes[] = {
     {"GET", "/metrics", handle_metrics, false, NULL},
     {"GET", "/", handle_index, false, NULL},
     {"GET", "/c/{id}", handle_index, false, NULL},
+    {"GET", "/g/{id}", handle_index, false, NULL},
     {"GET", "/assets/{file}", handle_asset, false, NULL},
     {"GET", "/sw.js", handle_service_worker, false, NULL},
     {"GET", "/api/v1/openapi.json", handle_openapi, false, NULL},
@@ -43,6 +44,20 @@ static const struct route routes[] = {
     {"POST", "/api/v1/campaigns/{id}/rotate-seed", handle_rotate_seed, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/undo", handle_undo, true, NULL},
     {"POST", "/api/v1/campaigns/{id}/keys/{role}", handle_keys_reissue, true, NULL},
+    {"POST", "/api/v1/campaigns/{id}/webhook", handle_webhook_set, true, NULL},
+    {"GET", "/api/v1/campaigns/{id}/webhook", handle_webhook_get, true, NULL},
+    {"GET", "/api/v1/grand-rulesets", handle_grand_rulesets_list, false, NULL},
+    {"GET", "/api/v1/grand-rulesets/{id}", handle_grand_rulesets_get, false, NULL},
+    {"POST", "/api/v1/grand-campaigns", handle_grand_campaigns_create, true, NULL},
+    {"POST", "/api/v1/grand-campaigns/import", handle_grand_import, true, NULL},
+    {"GET", "/api/v1/grand-campaigns/{id}", handle_grand_campaigns_get, true,
+     grand_campaigns_get_by_version},
+    {"GET", "/api/v1/grand-campaigns/{id}/role", handle_grand_role, true, NULL},
+    {"POST", "/api/v1/grand-campaigns/{id}/next", handle_grand_next, true, NULL},
+    {"POST", "/api/v1/grand-campaigns/{id}/keys/{role}", handle_grand_keys_reissue, true, NULL},
+    {"GET", "/api/v1/grand-campaigns/{id}/export", handle_grand_export, true, NULL},
+    {"POST", "/api/v1/grand-campaigns/{id}/webhook", handle_grand_webhook_set, true, NULL},
+    {"GET", "/api/v1/grand-campaigns/{id}/webhook", handle_grand_webhook_get, true, NULL},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])

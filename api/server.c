@@ -254,7 +254,9 @@ bool http_start(const struct http_options *opts)
 {
     options = *opts;
     if (!jobs_start(opts->threads) || !waiters_start(opts->version_poll_ms) ||
-        !version_batch_start() || !sweeper_start(opts->idempotency_ttl)) {
+        !version_batch_start() || !sweeper_start(opts->idempotency_ttl) ||
+        !chat_delivery_start(&opts->chat)) {
+        chat_delivery_stop();
         sweeper_stop();
         version_batch_stop();
         jobs_stop();
@@ -295,6 +297,7 @@ bool http_start(const struct http_options *opts)
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
                 opts->host, opts->port);
         waiters_release_all();
+        chat_delivery_stop();
         sweeper_stop();
         version_batch_stop();
         jobs_stop();
@@ -321,6 +324,7 @@ void http_stop(void)
 {
     if (!daemon_handle)
         return;
+    chat_delivery_stop();
     sweeper_stop();
     version_batch_stop();
     jobs_stop();

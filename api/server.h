@@ -2,6 +2,8 @@
 #ifndef M44_API_SERVER_H
 #define M44_API_SERVER_H
 
+#include "api/chat_delivery.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,6 +20,7 @@ struct http_options {
     unsigned max_wait;        /* longest long-poll, seconds */
     unsigned version_poll_ms; /* see waiters_start */
     unsigned idempotency_ttl; /* seconds a stored response is replayed (api/idempotency.h) */
+    struct chat_options chat; /* the group's chat (api/chat_delivery.h) */
 };
 
 /* Starts serving. Returns false (logged) when the address cannot be bound. */

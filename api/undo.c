@@ -18,14 +18,8 @@ static enum cres undo(struct db *db, struct write_ctx *w)
 
 void handle_undo(struct req *r)
 {
-    struct jerr e;
-    json_t *body = body_parse(r, &e);
-    bool ok = body && parse_empty(body, &e);
-    json_decref(body);
-    if (!ok) {
-        reply_jerr(r, &e);
+    if (!empty_body(r))
         return;
-    }
     struct write_op op = {
         .campaign = true, .need = NEED_KEY, .action = undo, .reply_standing = true};
     write_run(r, &op);

@@ -1,28 +1,30 @@
 #include "api/views.h"
 
 #include "db/store.h"
+#include "campaign/grand_rulesets.h"
 #include "campaign/rules_json.h"
 
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 json_t *pair_json(const int v[SIDE_COUNT])
 {
     return json_pack("{s:i, s:i}", "allies", v[SIDE_ALLIES], "axis", v[SIDE_AXIS]);
 }
 
-static json_t *str_or_null(const char *s)
+json_t *str_or_null(const char *s)
 {
     return s && *s ? json_string(s) : json_null();
 }
 
-static json_t *side_or_null(int s)
+json_t *side_or_null(int s)
 {
     return s >= 0 ? json_string(side_name((enum side)s)) : json_null();
 }
 
-static json_t *result_json(const struct battle *b)
+json_t *result_json(const struct battle *b)
 {
     if (b->phase != PHASE_FINISHED)
         return json_null();
@@ -284,6 +286,16 @@ json_t *view_campaign(struct db *db, struct campaign *c)
         if (c->rse && c->rse->rs->what_if.face_note[0])
             json_object_set_new(j, "what_if_note", json_string(c->rse->rs->what_if.face_note));
     }
+    if (c->grand_id[0]) {
+        /* A campaign of a grand campaign names it, and its place in the list. */
+        const struct grand_ruleset *gr = grand_ruleset_find(c->grand_ruleset);
+        json_object_set_new(j, "grand_campaign",
+                            json_pack("{s:s, s:s, s:i, s:o}", "id", c->grand_id, "name",
+                                      c->grand_name, "place", c->grand_index, "of",
+                                      gr ? json_integer(gr->ncampaigns) : json_null()));
+    } else {
+        json_object_set_new(j, "grand_campaign", json_null());
+    }
     int next = campaign_next_scenario(c);
     json_object_set_new(j, "scenario_list", json_boolean(c->scenarios != NULL));
     json_object_set_new(j, "campaign_over", json_boolean(next == SCENARIO_END));
@@ -464,4 +476,34 @@ json_t *view_log(struct db *db, const struct campaign *c)
                                            json_loads(PQgetvalue(res, i, 4), 0, NULL)));
     PQclear(res);
     return a;
+}
+
+/* Now, as the export says it was made: 2026-11-22T10:00:00Z. */
+void view_now(char out[40])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 40, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+json_t *view_export(struct db *db, struct campaign *c)
+{
+    json_t *standing = view_campaign(db, c);
+    json_t *rolls = standing ? view_rolls(db, c) : NULL;
+    json_t *log = rolls ? view_log(db, c) : NULL;
+    if (!log) {
+        json_decref(standing);
+        json_decref(rolls);
+        return NULL;
+    }
+    char now[40];
+    view_now(now);
+    return json_pack(
+        "{s:s, s:i, s:s, s:{s:s, s:s, s:s, s:b, s:s, s:s, s:I, s:O?}, s:O, s:o, s:o, s:o}",
+        "format", "m44d-campaign-export", "format_version", 1, "exported_at", now, "campaign", "id",
+        c->id, "name", c->name, "ruleset", c->ruleset_id, "what_if", c->what_if, "dice",
+        dice_mode_name(c->dice), "status", c->finished ? "finished" : "active", "version",
+        (json_int_t)c->version, "scenarios", c->scenarios_json, "seeds",
+        json_object_get(standing, "seeds"), "rolls", rolls, "actions", log, "standing", standing);
 }

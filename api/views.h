@@ -19,7 +19,21 @@ json_t *view_rolls(struct db *db, const struct campaign *c);
 /* The event log: [{"seq","at","actor","action","detail"}]. NULL on a database error. */
 json_t *view_log(struct db *db, const struct campaign *c);
 
+/* The standing of GET /api/v1/grand-campaigns/{id}. NULL on a database error. */
+struct grand;
+json_t *view_grand(struct db *db, const struct grand *g, struct cerr *e);
+
+/* The export of GET /api/v1/campaigns/{id}/export (format "m44d-campaign-export"): the
+ * campaign, its seeds, rolls, actions and standing. NULL on a database error. */
+json_t *view_export(struct db *db, struct campaign *c);
+/* The time now, UTC, as exports write it. */
+void view_now(char out[40]);
+
 /* {"allies": n, "axis": n} */
 json_t *pair_json(const int v[SIDE_COUNT]);
+/* The text, or null for NULL or ""; a side's name, or null for -1; a battle's result or null. */
+json_t *str_or_null(const char *s);
+json_t *side_or_null(int s);
+json_t *result_json(const struct battle *b);
 
 #endif

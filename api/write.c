@@ -1,4 +1,5 @@
 #include "api/write.h"
+#include "api/chat_delivery.h"
 #include "api/router.h"
 #include "api/server.h"
 #include "api/views.h"
@@ -43,7 +44,9 @@ bool check_campaign_id(struct req *r)
     char *id = r->param_buf + (r->params[0] - r->param_buf);
     char canonical[CAMPAIGN_ID_LEN + 1];
     if (!canonical_uuid(id, canonical)) {
-        reply_problem(r, PROBLEM_NOT_FOUND, "There is no campaign with that id.");
+        bool grand = r->route && strncmp(r->route->pattern, "/api/v1/grand-", 14) == 0;
+        reply_problem(r, PROBLEM_NOT_FOUND, "There is no %s with that id.",
+                      grand ? "grand campaign" : "campaign");
         return false;
     }
     memcpy(id, canonical, sizeof canonical);
@@ -122,6 +125,15 @@ static enum db_tx refuse_tx(struct write_ctx *w, enum problem_code code, const c
     return DB_TX_ABORT;
 }
 
+/* The version of what was written (the ETag of the reply), or 1 for a creation. */
+static long long write_version(const struct write_ctx *w)
+{
+    return w->op->campaign ? w->c->version
+           : w->op->grand  ? w->g->version
+           : w->version    ? w->version
+                           : 1;
+}
+
 /* A key that a re-issue replaced: said so, for the person holding the old link. */
 static enum db_tx refuse_replaced(struct write_ctx *w, enum role role)
 {
@@ -161,6 +173,15 @@ static enum db_tx tx(struct db *db, void *arg)
         w->role = campaign_role(w->c, key);
         /* A key a re-issue replaced may only have its own earlier answers replayed (below). */
         replaced = w->role == ROLE_NONE ? campaign_replaced_role(w->c, key) : ROLE_NONE;
+    } else if (w->op->grand) {
+        enum cres rc = grand_load(db, r->params[0], true, w->g, &w->err);
+        if (rc != C_OK)
+            return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+        scope = w->g->id;
+        w->role = grand_role(w->g, key);
+        replaced = w->role == ROLE_NONE ? grand_replaced_role(w->g, key) : ROLE_NONE;
+    }
+    if (w->op->campaign || w->op->grand) {
         if (w->op->need != NEED_NONE) {
             if (!req_header(r, "Authorization"))
                 return refuse_tx(w, PROBLEM_UNAUTHORIZED,
@@ -189,12 +210,13 @@ static enum db_tx tx(struct db *db, void *arg)
         /* A campaign's requests share its scope; creation and import are scoped by route and
          * client, so two clients' keys never meet by accident. */
         char scope_buf[200];
-        if (!w->op->campaign)
+        bool scoped = w->op->campaign || w->op->grand;
+        if (!scoped)
             snprintf(scope_buf, sizeof scope_buf, "%s %s|%s", r->method, r->route->pattern,
                      r->client);
-        idem_derive(w->op->campaign ? scope : scope_buf, idem, ik);
+        idem_derive(scoped ? scope : scope_buf, idem, ik);
         request_hash(r, w->role != ROLE_NONE ? w->role : replaced, hash);
-        if (!w->op->campaign && db_idem_lock(db, ik->id_hex) < 0)
+        if (!scoped && db_idem_lock(db, ik->id_hex) < 0)
             return DB_TX_ERROR;
         char ttl[16];
         snprintf(ttl, sizeof ttl, "%u", http_options()->idempotency_ttl);
@@ -230,9 +252,9 @@ static enum db_tx tx(struct db *db, void *arg)
     }
     if (replaced != ROLE_NONE)
         return refuse_replaced(w, replaced);
-    if (w->op->campaign) {
+    if (w->op->campaign || w->op->grand) {
         char etag[40];
-        etag_of(w->c->version, etag, sizeof etag);
+        etag_of(w->op->campaign ? w->c->version : w->g->version, etag, sizeof etag);
         if (!if_match_ok(req_header(r, "If-Match"), etag))
             return refuse_tx(w, PROBLEM_PRECONDITION_FAILED,
                              "The campaign is now at version %s; read it again before writing.",
@@ -243,6 +265,8 @@ static enum db_tx tx(struct db *db, void *arg)
         return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
     /* What the action wrote carries its log entry (for an undo); then the campaign's row. */
     if (w->op->campaign && (campaign_stamp(db, w->c) != C_OK || campaign_save(db, w->c) != C_OK))
+        return DB_TX_ERROR;
+    if (w->op->grand && grand_save(db, w->g) != C_OK)
         return DB_TX_ERROR;
     if (w->op->reply_standing) {
         json_t *standing = view_campaign(db, w->c);
@@ -257,7 +281,7 @@ static enum db_tx tx(struct db *db, void *arg)
         char *sealed = body ? idem_seal(ik, body, strlen(body)) : NULL;
         char status[8], etag[40];
         snprintf(status, sizeof status, "%d", w->status);
-        etag_of(w->op->campaign ? w->c->version : 1, etag, sizeof etag);
+        etag_of(write_version(w), etag, sizeof etag);
         const char *p[] = {ik->id_hex, hash, status,
                            sealed,     etag, w->location[0] ? w->location : NULL};
         bool queued = sealed && db_idem_insert(db, p);
@@ -294,10 +318,10 @@ void write_run(struct req *r, const struct write_op *op)
             return;
         }
     }
-    if (op->campaign && !check_campaign_id(r))
+    if ((op->campaign || op->grand) && !check_campaign_id(r))
         return;
     struct write_ctx w = {.r = r, .op = op};
-    if (op->campaign && !(w.c = campaign_new())) {
+    if ((op->campaign && !(w.c = campaign_new())) || (op->grand && !(w.g = malloc(sizeof *w.g)))) {
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
@@ -305,9 +329,18 @@ void write_run(struct req *r, const struct write_op *op)
     char etag[40];
     switch (res) {
     case DB_OK: {
-        if (op->campaign)
+        /* Long polls on it wake; on a campaign of a grand campaign, those on the grand one too. */
+        if (op->campaign) {
             waiters_changed(w.c->id);
-        etag_of(op->campaign ? w.c->version : 1, etag, sizeof etag);
+            if (w.c->grand_id[0])
+                waiters_changed(w.c->grand_id);
+        }
+        if (op->grand)
+            waiters_changed(w.g->id);
+        /* What it told the group's chat goes out now. */
+        if ((op->campaign && w.c->webhook_url) || (op->grand && w.g->webhook_url[0]))
+            chat_delivery_wake();
+        etag_of(write_version(&w), etag, sizeof etag);
         const char *headers[] = {"ETag", etag, "Location", w.location[0] ? w.location : NULL, NULL};
         if (w.replay_body) {
             reply_bytes(r, w.status, "application/json", w.replay_body, strlen(w.replay_body),
@@ -349,5 +382,6 @@ void write_run(struct req *r, const struct write_op *op)
     json_decref(w.body);
     free(w.replay_body);
     campaign_free(w.c);
+    free(w.g);
     idem_forget(&w.idem);
 }

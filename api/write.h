@@ -10,6 +10,7 @@
 #include "api/http.h"
 #include "api/idempotency.h"
 #include "campaign/campaign.h"
+#include "campaign/grand.h"
 
 /* NEED_KEY: any of the campaign's keys (the action decides what each role may do). */
 enum need { NEED_NONE, NEED_ORGANIZER, NEED_SIDE, NEED_KEY };
@@ -21,6 +22,7 @@ typedef enum cres (*write_action)(struct db *db, struct write_ctx *w);
 
 struct write_op {
     bool campaign;  /* the path's first parameter is a campaign id to lock */
+    bool grand;     /* ... or a grand campaign's (its keys decide) */
     enum need need; /* who may do this */
     write_action action;
     void *arg; /* the handler's parsed request */
@@ -41,11 +43,13 @@ struct write_ctx {
     struct req *r;
     const struct write_op *op;
     struct campaign *c; /* loaded and locked (op->campaign) */
+    struct grand *g;    /* loaded and locked (op->grand) */
     enum role role;
     struct cerr err;
     int status;
     json_t *body;
     char location[160];
+    long long version; /* of what a creation or import made (its ETag), when not 1 */
     /* a repeat of an earlier request with the same Idempotency-Key */
     bool replay;
     int replay_status;
@@ -56,12 +60,6 @@ struct write_ctx {
 };
 
 void write_run(struct req *r, const struct write_op *op);
-
-/* The side a side's key acts for. */
-static inline enum side role_side(enum role role)
-{
-    return role == ROLE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
-}
 
 /* The key of "Authorization: Bearer <key>", or NULL. */
 const char *bearer_key(const struct req *r, char *buf, size_t len);

@@ -1,5 +1,6 @@
 /* A new battle: from the request, or the next scenario of the campaign's list. */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "db/store.h"
 
@@ -233,5 +234,9 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
             json_array_append_new(f, json_string(nb.features[i]));
         json_object_set_new(log, "features", f);
     }
-    return campaign_log(db, c, "organizer", "battle_created", log);
+    rc = campaign_log(db, c, "organizer", "battle_created", log);
+    if (rc == C_OK)
+        rc = chat_tell(db, c, "battle_created", "Battle %d set up: %s. %s move first.", nb.number,
+                       nb.scenario, side_title((enum side)nb.first_player));
+    return rc;
 }

@@ -31,6 +31,17 @@ enum dice_mode { DICE_SERVER, DICE_TABLE, DICE_EITHER };
 enum phase { PHASE_SETUP, PHASE_VICTORY_EVENTS, PHASE_RESERVES, PHASE_READY, PHASE_FINISHED };
 enum role { ROLE_NONE = -1, ROLE_ALLIES = SIDE_ALLIES, ROLE_AXIS = SIDE_AXIS, ROLE_ORGANIZER };
 
+/* The side a side's key acts for. */
+static inline enum side role_side(enum role role)
+{
+    return role == ROLE_AXIS ? SIDE_AXIS : SIDE_ALLIES;
+}
+
+/* The body a group's chat takes (campaign/chat.h). */
+enum chat_kind { CHAT_DISCORD, CHAT_SLACK, CHAT_GENERIC };
+const char *chat_kind_name(enum chat_kind k);
+bool chat_kind_parse(const char *text, enum chat_kind *k);
+
 const char *phase_name(enum phase p);
 bool phase_parse(const char *s, enum phase *out);
 const char *dice_mode_name(enum dice_mode d);
@@ -151,6 +162,13 @@ struct campaign {
         json_t *detail;
     } last;
     long long undo_from;
+    char grand_id[CAMPAIGN_ID_LEN + 1]; /* "" when not part of a grand campaign */
+    int grand_index;                    /* its place there, from 1 */
+    char grand_name[NAME_MAX_BYTES + 1];
+    char grand_ruleset[RS_ID_MAX];
+    char *webhook_url; /* the chat's (own, or its grand campaign's), or NULL */
+    enum chat_kind webhook_kind;
+    bool webhook_own; /* its own chat (not its grand campaign's) */
 };
 
 /* ---- loading and saving (campaign/state.c) ---- */
@@ -256,6 +274,15 @@ int campaign_faces_from_sql(const char *arr, enum face *out, int max);
 
 /* ---- actions (one file each under campaign/) ---- */
 
+/* A campaign of a grand campaign: the grand campaign's id, the campaign's place there, and the
+ * grand campaign's key hashes (hex: allies, axis, organizer), which the campaign shares (it gets
+ * no keys of its own). */
+struct grand_link {
+    const char *id;
+    int index;
+    char key_hex[3][65];
+};
+
 struct create_input {
     const char *id; /* NULL: a new random id (import passes the exported one) */
     const char *name;
@@ -264,8 +291,9 @@ struct create_input {
     enum dice_mode dice;
     int tokens[SIDE_COUNT];
     const char *players[SIDE_COUNT];
-    json_t *scenarios; /* the campaign's own scenario list, or NULL */
-    bool no_seed;      /* import: seeds come from the export */
+    json_t *scenarios;              /* the campaign's own scenario list, or NULL */
+    bool no_seed;                   /* import: seeds come from the export */
+    const struct grand_link *grand; /* NULL: not part of a grand campaign */
 };
 
 struct create_output {
@@ -369,12 +397,12 @@ enum cres campaign_keep_grants(struct db *db, struct campaign *c, enum side side
 enum cres campaign_remove_held(struct db *db, struct campaign *c);
 
 /*
- * Restores a campaign from an export (GET .../export) under its id, with new keys; `c`
- * receives the restored campaign. Replays every action; refuses the whole import on the first
- * one that does not replay (the field names it).
+ * Restores a campaign from an export (GET .../export) under its id, with new keys (or, as
+ * part of a grand campaign, `grand`'s); `c` receives the restored campaign. Replays every
+ * action; refuses the whole import on the first one that does not replay (the field names it).
  */
-enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out, struct campaign *c,
-                          struct cerr *e);
+enum cres campaign_import(struct db *db, json_t *doc, const struct grand_link *grand,
+                          struct create_output *out, struct campaign *c, struct cerr *e);
 
 /* ---- corrections (campaign/undo.c, campaign/keys.c) ---- */
 
@@ -395,6 +423,11 @@ enum cres campaign_reissue_key(struct db *db, struct campaign *c, enum role role
                                char key[KEY_TEXT_LEN + 1], struct cerr *e);
 /* 32 random bytes as base64url text, and the hex of its SHA-256 (what is stored). */
 void campaign_new_key(char key[KEY_TEXT_LEN + 1], char hash_hex[65]);
+/* A random (version 4) UUID. */
+void campaign_new_uuid(char out[CAMPAIGN_ID_LEN + 1]);
+/* The role whose key hash (allies, axis, organizer) matches `key`, in constant time; an all-zero
+ * hash (no key) never matches. */
+enum role keys_role(const uint8_t hashes[3][32], const char *key);
 /* Marks the rows the action just done wrote (token changes, held tokens) with its log entry,
  * so that an undo finds them. Called after every action. */
 enum cres campaign_stamp(struct db *db, const struct campaign *c);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void new_uuid(char out[CAMPAIGN_ID_LEN + 1])
+void campaign_new_uuid(char out[CAMPAIGN_ID_LEN + 1])
 {
     uint8_t b[16];
     randombytes_buf(b, sizeof b);
@@ -44,11 +44,17 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
                           "A campaign with id %s already exists on this server.", in->id);
         snprintf(out->id, sizeof out->id, "%s", in->id);
     } else {
-        new_uuid(out->id);
+        campaign_new_uuid(out->id);
     }
     char hashes[3][65];
-    for (int k = 0; k < 3; k++)
-        campaign_new_key(out->keys[k], hashes[k]);
+    for (int k = 0; k < 3; k++) {
+        if (in->grand)
+            snprintf(hashes[k], sizeof hashes[k], "%s", in->grand->key_hex[k]);
+        else
+            campaign_new_key(out->keys[k], hashes[k]);
+    }
+    char place[16];
+    snprintf(place, sizeof place, "%d", in->grand ? in->grand->index : 0);
     char ta[16], tx[16];
     snprintf(ta, sizeof ta, "%d", in->tokens[SIDE_ALLIES]);
     snprintf(tx, sizeof tx, "%d", in->tokens[SIDE_AXIS]);
@@ -65,7 +71,9 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
                        hashes[ROLE_ORGANIZER],
                        hashes[ROLE_ALLIES],
                        hashes[ROLE_AXIS],
-                       scen};
+                       scen,
+                       in->grand ? in->grand->id : NULL,
+                       in->grand ? place : NULL};
     long ok = db_campaign_insert(db, p);
     free(scen);
     if (ok != 1)

@@ -1,5 +1,7 @@
 /* Ending a campaign (the seed is revealed), and rotating the seed mid-campaign. */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
+#include "campaign/grand_rulesets.h"
 
 #include "db/store.h"
 
@@ -13,6 +15,30 @@ static void mark_revealed(struct campaign *c)
     for (int i = 0; i < c->nseeds; i++)
         if (c->seeds[i].known)
             c->seeds[i].revealed = true;
+}
+
+/* The chat hears who won, in battles, and, in a grand campaign, the grade and points. */
+static enum cres chat_finished(struct db *db, const struct campaign *c, const struct standing *st)
+{
+    if (c->winner < 0)
+        return chat_tell(db, c, "finished",
+                         "%s is over: a draw (battles won: Allies %d, Axis %d; medals %d to %d).",
+                         c->name, st->battles_won[0], st->battles_won[1], st->medals[0],
+                         st->medals[1]);
+    enum side w = (enum side)c->winner;
+    char grade[400] = "";
+    const struct grand_ruleset *gr = c->grand_id[0] ? grand_ruleset_find(c->grand_ruleset) : NULL;
+    if (gr) {
+        struct grand_part part = {.finished = true, .winner = c->winner};
+        memcpy(part.battles_won, st->battles_won, sizeof part.battles_won);
+        const struct grand_grade *g = grand_grade_of(gr->grades, gr->ngrades, &part);
+        if (g)
+            snprintf(grade, sizeof grade, " A %s victory: %d point%s in %s.", g->name, g->points,
+                     g->points == 1 ? "" : "s", c->grand_name);
+    }
+    return chat_tell(db, c, "finished", "%s is over: %s won, %d battle%s to %d.%s", c->name,
+                     side_title(w), st->battles_won[w], st->battles_won[w] == 1 ? "" : "s",
+                     st->battles_won[1 - w], grade);
 }
 
 enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
@@ -39,12 +65,13 @@ enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
     if (db_seeds_reveal(db, c->id) < 0 || campaign_remove_held(db, c) != C_OK)
         return C_DBERR;
     mark_revealed(c);
-    return campaign_log(
+    enum cres rc = campaign_log(
         db, c, "organizer", "finished",
         json_pack("{s:o, s:{s:i, s:i}, s:s}", "winner",
                   o.winner >= 0 ? json_string(side_name((enum side)o.winner)) : json_null(),
                   "victory_points", "allies", o.victory_points[0], "axis", o.victory_points[1],
                   "grade", o.grade));
+    return rc == C_OK ? chat_finished(db, c, &st) : rc;
 }
 
 enum cres campaign_rotate_seed(struct db *db, struct campaign *c, const char *actor, struct cerr *e)

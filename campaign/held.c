@@ -2,6 +2,7 @@
  * Power / Air Sortie tokens, Veteran Stars): kept, marked used by the organizer, removed at the
  * campaign's end. */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "db/store.h"
 
@@ -62,9 +63,14 @@ enum cres campaign_use_held(struct db *db, struct campaign *c, int id, struct ce
     if (!db_held_set(db, c->id, num, "used"))
         return C_DBERR;
     snprintf(h->state, sizeof h->state, "used");
-    return campaign_log(db, c, "organizer", "held_used",
-                        json_pack("{s:i, s:s, s:s, s:i}", "id", id, "side", side_name(h->side),
-                                  "grant", h->grant, "battle", h->battle));
+    enum cres rc =
+        campaign_log(db, c, "organizer", "held_used",
+                     json_pack("{s:i, s:s, s:s, s:i}", "id", id, "side", side_name(h->side),
+                               "grant", h->grant, "battle", h->battle));
+    const struct grant_def *g = c->rse ? ruleset_grant(c->rse->rs, h->grant) : NULL;
+    return rc == C_OK ? chat_tell(db, c, "held_used", "%s used %s (won in battle %d).",
+                                  side_title(h->side), g ? g->text : h->grant, h->battle)
+                      : rc;
 }
 
 enum cres campaign_remove_held(struct db *db, struct campaign *c)

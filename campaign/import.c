@@ -93,11 +93,12 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
     return refuse(e, PROBLEM_INVALID_FIELD, "actions", "an action m44d cannot replay");
 }
 
-enum cres campaign_import(struct db *db, json_t *doc, struct create_output *out, struct campaign *c,
-                          struct cerr *e)
+enum cres campaign_import(struct db *db, json_t *doc, const struct grand_link *grand,
+                          struct create_output *out, struct campaign *c, struct cerr *e)
 {
     struct import_plan plan;
     enum cres rc = import_parse(doc, &plan, e);
+    plan.create.grand = grand;
     /* A consistent record, but one this server cannot go on with: an unfinished campaign goes
      * on here with a new seed of its own, and a campaign has at most MAX_EPOCHS. */
     if (rc == C_OK && !plan.finished && plan.nseeds >= MAX_EPOCHS)

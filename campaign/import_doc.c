@@ -681,8 +681,9 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
     for (size_t i = 1; i < json_array_size(actions); i++) {
         json_t *a = json_array_get(actions, i);
         const char *action = json_string_value(json_object_get(a, "action"));
-        if (action && (strcmp(action, "imported") == 0 || strcmp(action, "key_reissued") == 0))
-            continue; /* a note left by an earlier import; keys are new here anyway */
+        if (action && (strcmp(action, "imported") == 0 || strcmp(action, "key_reissued") == 0 ||
+                       strcmp(action, "chat_set") == 0))
+            continue; /* notes: an earlier import; keys and the chat are new here anyway */
         rc = read_action(e, a, (int)i, p, &st, &p->actions[p->nactions]);
         if (rc != C_OK) {
             free(st.effective);

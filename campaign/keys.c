@@ -1,16 +1,27 @@
 /* Key re-issue (API.md, "Correcting mistakes at the table"): the organizer gives a role a new
  * key, for a lost or leaked link; the old key stops working at once. */
-#include "campaign/campaign.h"
+#include "campaign/grand.h"
 
 #include "db/store.h"
 
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 enum cres campaign_reissue_key(struct db *db, struct campaign *c, enum role role,
                                char key[KEY_TEXT_LEN + 1], struct cerr *e)
 {
-    (void)e;
+    if (c->grand_id[0]) {
+        /* One set of keys for a whole grand campaign: changed there, for all its campaigns. */
+        struct grand *g = malloc(sizeof *g);
+        enum cres rc = g ? grand_load(db, c->grand_id, true, g, e) : C_DBERR;
+        if (rc == C_OK)
+            rc = grand_reissue_key(db, g, role, key, e);
+        if (rc == C_OK)
+            rc = grand_save(db, g);
+        free(g);
+        return rc;
+    }
     char hash[65];
     campaign_new_key(key, hash);
     if (!db_key_set(db, c->id, role_name(role), hash))

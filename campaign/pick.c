@@ -1,6 +1,7 @@
 /* A side picks the one battle an event is for (RULES.md 9: Night Attacks, "the Axis player may
  * opt to make any one scenario in the campaign a Night Attack"). */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "db/store.h"
 
@@ -51,7 +52,10 @@ enum cres campaign_pick_battle(struct db *db, struct campaign *c, int battle, en
     if (!db_effect_pick(db, c->id, event_id, num))
         return C_DBERR;
     row->picked_battle = battle;
-    return campaign_log(
+    enum cres rc = campaign_log(
         db, c, side_name(side), "battle_picked",
         json_pack("{s:s, s:i, s:s}", "event", event_id, "battle", battle, "side", side_name(side)));
+    return rc == C_OK ? chat_tell(db, c, "battle_picked", "%s picked battle %d for %s.",
+                                  side_title(side), battle, ev->name)
+                      : rc;
 }

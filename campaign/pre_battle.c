@@ -2,6 +2,7 @@
  * US Navy Destroyers, rolled by the Japanese (Axis) player at the start of a battle that has
  * them. A roll like any other: numbered, logged, verifiable. */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "campaign/rules_json.h"
 
@@ -42,6 +43,14 @@ enum cres campaign_pre_battle_roll(struct db *db, struct campaign *c, int battle
         rc = roll_store(db, c, "pre_battle", battle, out,
                         json_pack("{s:s, s:s, s:i}", "roll", need->roll->roll, "event",
                                   need->event->id, "hits", *hits));
+    }
+    if (rc == C_OK) {
+        char faces[RULES_MAX_DICE * 12];
+        chat_faces(out->faces, out->count, faces, sizeof faces);
+        rc = chat_tell(db, c, "pre_battle", "%s rolled for %s before battle %d (%s): %s: %d hit%s.",
+                       side_title(side), need->event->name, battle,
+                       out->table ? "at the table" : "server dice", faces, *hits,
+                       *hits == 1 ? "" : "s");
     }
     if (rc == C_OK) {
         d.side[side].pb_rolled = true;

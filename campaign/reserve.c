@@ -1,5 +1,6 @@
 /* The reserve roll and the side's choice (RULES.md 3). */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "db/store.h"
 #include "campaign/rules_json.h"
@@ -114,6 +115,38 @@ static enum cres refuse_choice(struct cerr *e, const struct choice_result *res,
     }
 }
 
+/* "Axis rolled their reserves for battle 2: grenade, star: took an Elite armor unit (4 tanks
+ * ...) (1 token; 1 left)." */
+static enum cres chat_choice(struct db *db, const struct campaign *c, enum side side, int battle,
+                             const struct roll *rr, const struct choice_result *res,
+                             const struct ruleset *rs)
+{
+    if (!c->webhook_url)
+        return C_OK;
+    char faces[RULES_MAX_DICE * 12], took[CHAT_TEXT_MAX / 2] = "";
+    chat_faces(rr->faces, rr->count, faces, sizeof faces);
+    for (int k = 0; k < res->nchosen; k++) {
+        const struct grant_def *g = ruleset_grant(rs, res->chosen[k].grant);
+        const char *sep = k == 0 ? "" : k + 1 == res->nchosen ? " and " : ", ";
+        char text[RS_TEXT_MAX];
+        snprintf(text, sizeof text, "%s", g ? g->text : res->chosen[k].grant);
+        /* "An Elite armor unit" reads "took an Elite armor unit" mid-sentence. */
+        if (text[0] == 'A' && (text[1] == ' ' || (text[1] == 'n' && text[2] == ' ')))
+            text[0] = 'a';
+        if (strlen(took) + strlen(sep) + strlen(text) < sizeof took) {
+            strcat(took, sep);
+            strcat(took, text);
+        }
+    }
+    char cost[64] = "";
+    if (res->cost)
+        snprintf(cost, sizeof cost, " (%d token%s; %d left)", res->cost, res->cost == 1 ? "" : "s",
+                 c->tokens[side]);
+    return chat_tell(db, c, "reserve_choice",
+                     "%s rolled their reserves for battle %d: %s: took %s%s.", side_title(side),
+                     battle, faces, res->nchosen ? took : "nothing", cost);
+}
+
 enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle, enum side side,
                                   const struct choice_item *items, int nitems,
                                   struct choice_output *out, struct cerr *e)
@@ -187,6 +220,8 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
                                     side_name(side), "options", logged, "cost", res->cost, "tokens",
                                     out->tokens));
     json_decref(logged);
+    if (rc == C_OK)
+        rc = chat_choice(db, c, side, battle, &sd->rr, res, rs);
     if (rc == C_OK)
         rc = campaign_keep_grants(db, c, side, battle, res);
     if (rc == C_OK) {

@@ -1,5 +1,6 @@
 /* A battle's result and the carry-over to the next (RULES.md 2). */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -84,5 +85,11 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                   "undeployed_reserves", "allies", in->undeployed[0], "axis", in->undeployed[1],
                   "objective_medals", "allies", in->objective[0], "axis", in->objective[1],
                   "sudden_death", in->sudden_death);
-    return campaign_log(db, c, "organizer", "result", log);
+    rc = campaign_log(db, c, "organizer", "result", log);
+    if (rc != C_OK)
+        return rc;
+    return chat_tell(db, c, "result", "Battle %d (%s): %s won, %d medal%s to %d%s.", battle,
+                     b ? b->scenario : "", side_title(w), in->medals[w],
+                     in->medals[w] == 1 ? "" : "s", in->medals[1 - w],
+                     in->sudden_death ? ", by the scenario's sudden death" : "");
 }

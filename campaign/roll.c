@@ -1,5 +1,6 @@
 /* One roll: dice source, roll number, derivation or table faces, storage. */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "db/store.h"
 #include "campaign/rules_json.h"
@@ -140,5 +141,16 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
     if (!queued)
         return C_DBERR;
     c->next_roll++;
-    return C_OK;
+    /* The chat hears of victory-event dice and reserve rolls here; What-if and pre-battle
+     * rolls where what they mean is known. */
+    const char *what = strcmp(purpose, "victory_events") == 0 ? "victory-event dice"
+                       : strcmp(purpose, "reserve") == 0      ? "reserves"
+                                                              : NULL;
+    if (!what)
+        return C_OK;
+    char text[RULES_MAX_DICE * 12];
+    chat_faces(r->faces, r->count, text, sizeof text);
+    return chat_tell(db, c, purpose, "%s rolled their %s for battle %d (%s): %s.",
+                     side_title(r->side), what, battle, r->table ? "at the table" : "server dice",
+                     text);
 }

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -162,4 +163,42 @@ bool rj_valid_id(const char *s, size_t max)
         if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-'))
             return false;
     return true;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rj_json_files(const char *dir, char **names, int max, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "%s: cannot open the rulesets directory", dir);
+        return -1;
+    }
+    int count = 0, rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || e->d_name[0] == '.')
+            continue;
+        if (count >= max) {
+            snprintf(err, errlen, "%s: too many ruleset files (at most %d)", dir, max);
+            rc = -1;
+        } else if (!(names[count] = strdup(e->d_name))) {
+            snprintf(err, errlen, "%s: out of memory", dir);
+            rc = -1;
+        } else {
+            count++;
+        }
+    }
+    closedir(d);
+    if (rc) {
+        for (int i = 0; i < count; i++)
+            free(names[i]);
+        return -1;
+    }
+    qsort(names, (size_t)count, sizeof names[0], cmp_name);
+    return count;
 }

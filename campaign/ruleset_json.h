@@ -39,6 +39,10 @@ int rj_get_pair(struct ctx *c, json_t *obj, const char *key, bool required, int 
 int rj_as_face(struct ctx *c, json_t *v, enum face *out);
 int rj_as_side(struct ctx *c, json_t *v, enum side *out);
 
+/* The *.json files of `dir` (not hidden), sorted by name, into names (each malloc'd: the caller
+ * frees them). Their count, or -1 with the reason in err (unreadable, more than `max`). */
+int rj_json_files(const char *dir, char **names, int max, char *err, size_t errlen);
+
 /* Lowercase letters, digits and '-', non-empty, shorter than max. */
 bool rj_valid_id(const char *s, size_t max);
 

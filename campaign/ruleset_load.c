@@ -1,10 +1,11 @@
 /* Ruleset files: the built-ins and --rulesets-dir, "extends", and the loaded set. */
 #include "campaign/ruleset_load.h"
+
+#include "campaign/grand_rulesets.h"
 #include "campaign/ruleset_json.h"
 
 #include "util/embed.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,10 @@ static int add_raw(struct raw *raws, int *n, const char *file, const char *text,
         snprintf(err, errlen, "%s: line %d column %d: %s", file, je.line, je.column, je.text);
         return -1;
     }
+    if (is_grand_ruleset_doc(doc)) {
+        json_decref(doc); /* a grand ruleset: campaign/grand_rulesets.c loads it */
+        return 0;
+    }
     const char *id = json_string_value(json_object_get(doc, "id"));
     if (!json_is_object(doc) || !id || !rj_valid_id(id, RS_ID_MAX)) {
         snprintf(err, errlen,
@@ -115,11 +120,6 @@ static int add_raw(struct raw *raws, int *n, const char *file, const char *text,
     snprintf(r->id, sizeof r->id, "%s", id);
     r->doc = doc;
     return 0;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -155,28 +155,11 @@ static char *read_file(const char *path, size_t *len)
 
 static int load_dir(struct raw *raws, int *n, const char *dir, char *err, size_t errlen)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, errlen, "%s: cannot open the rulesets directory", dir);
+    char *names[RULESETS_MAX];
+    int count = rj_json_files(dir, names, RULESETS_MAX, err, errlen);
+    if (count < 0)
         return -1;
-    }
-    char *names[RULESETS_MAX + 1] = {NULL};
-    int count = 0;
-    struct dirent *e;
     int rc = 0;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || e->d_name[0] == '.')
-            continue;
-        if (count >= RULESETS_MAX) {
-            snprintf(err, errlen, "%s: too many ruleset files (at most %d)", dir, RULESETS_MAX);
-            rc = -1;
-            break;
-        }
-        names[count++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)count, sizeof names[0], cmp_name);
     char seen[RULESETS_MAX][RS_ID_MAX];
     for (int i = 0; i < count && rc == 0; i++) {
         char path[1024];

@@ -100,6 +100,7 @@ static void clear(struct campaign *c)
     for (int i = 0; i < c->neffects; i++)
         json_decref(c->effects[i].data);
     json_decref(c->last.detail);
+    free(c->webhook_url);
     memset(c, 0, sizeof *c);
 }
 
@@ -344,6 +345,14 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
         if (strlen(hex) == 64)
             sodium_hex2bin(c->key_prev[k], 32, hex, 64, NULL, NULL, NULL);
     }
+    copy(c->grand_id, sizeof c->grand_id, PQgetvalue(r, 0, 30));
+    c->grand_index = atoi(PQgetvalue(r, 0, 31));
+    const char *hook = db_val(r, 0, 32);
+    c->webhook_url = hook ? strdup(hook) : NULL;
+    copy(c->grand_name, sizeof c->grand_name, PQgetvalue(r, 0, 33));
+    copy(c->grand_ruleset, sizeof c->grand_ruleset, PQgetvalue(r, 0, 34));
+    chat_kind_parse(PQgetvalue(r, 0, 35), &c->webhook_kind);
+    c->webhook_own = PQgetvalue(r, 0, 36)[0] == 't';
     PQclear(r);
 
     if (c->scenarios_json) {
@@ -421,7 +430,7 @@ void campaign_standing(const struct campaign *c, struct standing *st)
     }
 }
 
-static enum role role_of(const uint8_t hashes[3][32], const char *key)
+enum role keys_role(const uint8_t hashes[3][32], const char *key)
 {
     if (!key || strlen(key) != KEY_TEXT_LEN)
         return ROLE_NONE;
@@ -437,14 +446,12 @@ static enum role role_of(const uint8_t hashes[3][32], const char *key)
 
 enum role campaign_role(const struct campaign *c, const char *key)
 {
-    return role_of(c->key_hash, key);
+    return keys_role(c->key_hash, key);
 }
 
 enum role campaign_replaced_role(const struct campaign *c, const char *key)
 {
-    static const uint8_t none[32];
-    enum role r = role_of(c->key_prev, key);
-    return r != ROLE_NONE && sodium_memcmp(c->key_prev[r], none, 32) != 0 ? r : ROLE_NONE;
+    return keys_role(c->key_prev, key);
 }
 
 int campaign_events(const struct campaign *c, int battle, const struct event_def **out, int max)

@@ -14,6 +14,7 @@
  * ledger, the battle's phase and set-up from its rolls and the events in force.
  */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "db/store.h"
 
@@ -260,5 +261,10 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
         return rc;
     *undone = json_pack("{s:I, s:s, s:s, s:s}", "undid", (json_int_t)seq, "action", action, "actor",
                         actor, "what", what);
-    return campaign_log(db, c, role_name(role), "undo", json_incref(*undone));
+    rc = campaign_log(db, c, role_name(role), "undo", json_incref(*undone));
+    return rc == C_OK
+               ? chat_tell(db, c, "undo", "%s undid: %s.",
+                           role == ROLE_ORGANIZER ? "The organizer" : side_title(role_side(role)),
+                           what)
+               : rc;
 }

@@ -1,6 +1,7 @@
 /* "What if?" rolls (RULES.md 5): one die per side before the first battle, and one more after a
  * battle where an effect allows it (RULES.md 9: Forward Command). */
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 
 #include "db/store.h"
 #include "campaign/rules_json.h"
@@ -111,5 +112,8 @@ enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
         if (battle_save(db, c, first) != C_OK)
             return C_DBERR;
     }
-    return C_OK;
+    return chat_tell(db, c, "what_if", "%s rolled their What-if die (%s): %s, %s%s.",
+                     side_title(side), out->roll.table ? "at the table" : "server dice",
+                     face_name(out->roll.faces[0]), ev->name,
+                     out->applied ? "" : " (already in force: it does not count twice)");
 }

@@ -45,16 +45,23 @@
     CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", "                                     \
     CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF ", " CAMPAIGN_HELD ", " CAMPAIGN_LAST_ACTION ", "         \
     "c.undo_from, encode(c.allies_key_prev, 'hex'), encode(c.axis_key_prev, 'hex'), "               \
-    "encode(c.organizer_key_prev, 'hex')"
+    "encode(c.organizer_key_prev, 'hex'), c.grand_campaign_id, c.grand_index, "                     \
+    "coalesce(c.webhook_url, (SELECT g.webhook_url FROM grand_campaigns g "                         \
+    "WHERE g.id = c.grand_campaign_id)), "                                                          \
+    "(SELECT g.name FROM grand_campaigns g WHERE g.id = c.grand_campaign_id), "                    \
+    "(SELECT g.grand_ruleset FROM grand_campaigns g WHERE g.id = c.grand_campaign_id), "            \
+    "CASE WHEN c.webhook_url IS NOT NULL THEN c.webhook_kind ELSE (SELECT g.webhook_kind "         \
+    "FROM grand_campaigns g WHERE g.id = c.grand_campaign_id) END, c.webhook_url IS NOT NULL"
 // clang-format on
 
 static struct db_statement st_insert = {
     "campaign_insert",
     "INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, player_axis, "
-    "tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, axis_key_hash, scenarios) "
+    "tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, axis_key_hash, scenarios, "
+    "grand_campaign_id, grand_index) "
     "VALUES ($1::uuid, $2, $3, $4::boolean, $5, $6, $7, $8::int, $9::int, decode($10, 'hex'), "
-    "decode($11, 'hex'), decode($12, 'hex'), $13::jsonb)",
-    13, 0};
+    "decode($11, 'hex'), decode($12, 'hex'), $13::jsonb, $14::uuid, $15::int)",
+    15, 0};
 static struct db_statement st_get = {
     "campaign_get", "SELECT " CAMPAIGN_COLUMNS " FROM campaigns c WHERE c.id = $1::uuid", 1, 0};
 /* The same, locked, and then the version as the statement's snapshot saw it (see below). */
@@ -71,12 +78,17 @@ static struct db_statement st_save = {
     "seed_epoch = $3::int, tokens_allies = $4::int, tokens_axis = $5::int, status = $6::text, "
     "winner = $7, "
     "finished_at = CASE WHEN $6::text = 'finished' THEN coalesce(finished_at, now()) END "
-    "WHERE id = $1::uuid AND version = $8::bigint RETURNING 1) "
+    "WHERE id = $1::uuid AND version = $8::bigint RETURNING grand_campaign_id), "
+    /* a change to a campaign of a grand campaign is a change to the grand campaign too */
+    "g AS (UPDATE grand_campaigns SET version = version + 1 "
+    "WHERE id = (SELECT grand_campaign_id FROM u) RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'campaign_save') FROM u",
     8, 0};
 static struct db_statement st_versions = {
-    "campaign_versions", "SELECT id::text, version FROM campaigns WHERE id = ANY($1::uuid[])", 1,
-    0};
+    "campaign_versions",
+    "SELECT id::text, version FROM campaigns WHERE id = ANY($1::uuid[]) UNION ALL "
+    "SELECT id::text, version FROM grand_campaigns WHERE id = ANY($1::uuid[])",
+    1, 0};
 static struct db_statement st_version = {"campaign_version",
                                          "SELECT version FROM campaigns WHERE id = $1::uuid", 1, 0};
 static struct db_statement st_list = {
@@ -88,7 +100,7 @@ static struct db_statement st_list = {
 static struct db_statement st_exists = {"campaign_exists",
                                         "SELECT 1 FROM campaigns WHERE id = $1::uuid", 1, 0};
 
-long db_campaign_insert(struct db *db, const char *const p[13])
+long db_campaign_insert(struct db *db, const char *const p[15])
 {
     return db_command(db, &st_insert, p);
 }

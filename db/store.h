@@ -15,7 +15,7 @@
 #define DB_TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 
 /* campaigns (db/campaigns.c) */
-long db_campaign_insert(struct db *db, const char *const p[13]);
+long db_campaign_insert(struct db *db, const char *const p[15]);
 /* id, name, ruleset, what_if, dice, status, version, next_roll, seed_epoch, player_allies,
  * player_axis, tokens_allies, tokens_axis, organizer_hash(hex), allies_hash, axis_hash,
  * scenarios, winner, created_at, finished_at, then JSON arrays: battles [[number, scenario,
@@ -28,7 +28,8 @@ PGresult *db_campaign_get(struct db *db, const char *id, bool lock);
 /* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
 bool db_campaign_save(struct db *db, const char *const p[8]);
 PGresult *db_campaign_version(struct db *db, const char *id);
-/* id, version of each campaign in `ids`, a PostgreSQL array literal of UUIDs ("{a,b}") */
+/* id, version of each campaign or grand campaign in `ids`, a PostgreSQL array literal of UUIDs
+ * ("{a,b}") */
 PGresult *db_campaign_versions(struct db *db, const char *ids);
 PGresult *db_campaign_list(struct db *db, const char *before_seq, const char *limit);
 long db_campaign_exists(struct db *db, const char *id);
@@ -86,6 +87,29 @@ PGresult *db_ledger(struct db *db, const char *campaign);
 bool db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
                    const char *detail);
 PGresult *db_log(struct db *db, const char *campaign);
+
+/* grand campaigns (db/grand.c). The row: id, name, grand_ruleset, what_if, dice, player_allies,
+ * player_axis, key hashes (allies, axis, organizer; hex), their predecessors, version,
+ * created_at, webhook url, its kind, campaigns [[id, place, version]]. */
+long db_grand_insert(struct db *db, const char *const p[10]);
+PGresult *db_grand_get(struct db *db, const char *id, bool lock);
+bool db_grand_bump(struct db *db, const char *id, const char *version);
+bool db_grand_key_set(struct db *db, const char *grand, const char *role, const char *hash_hex);
+PGresult *db_grand_version(struct db *db, const char *id);
+
+/* the chat (db/outbox.c). A chat is set with its URL and kind (NULL, NULL: removed). */
+bool db_chat_set(struct db *db, bool grand, const char *id, const char *url, const char *kind);
+bool db_outbox_reroute(struct db *db, const char *scope, const char *url, const char *kind,
+                       const char *why_dropped);
+/* scope, campaign (or NULL), url, kind, message (JSON; "at" is added) */
+bool db_outbox_insert(struct db *db, const char *const p[5]);
+/* id, url, kind, message, attempts */
+PGresult *db_outbox_claim(struct db *db, const char *limit, const char *lease_seconds);
+bool db_outbox_delivered(struct db *db, const char *id);
+/* wait_seconds NULL: give up (failed) */
+bool db_outbox_retry(struct db *db, const char *id, const char *wait_seconds, const char *error);
+/* pending, delivered, failed, last delivered at, last error, next attempt at */
+PGresult *db_outbox_status(struct db *db, const char *scope);
 
 /* corrections (db/corrections.c): undo and key re-issue. */
 bool db_action_stamp(struct db *db, const char *campaign);

@@ -474,4 +474,40 @@ int objective_bonus(const struct ruleset *rs, enum side side, int count);
 /* Index of the scenario called `name` in the list, or -1. */
 int scenario_find(const struct scenario_list *list, const char *name);
 
+/* ---- Grand campaigns (RULES.md 8) ---- */
+
+#define GRAND_MAX_CAMPAIGNS 12
+#define GRAND_MAX_GRADES    4
+
+/* A finished campaign's grade: the first whose ratio the winner's battles won reach (at least
+ * min_ratio times the loser's); data, e.g. Major 2 (2 points), Minor 0 (1 point). */
+struct grand_grade {
+    char name[RS_NAME_MAX];
+    int min_ratio;
+    int points;
+};
+
+/* One campaign of a grand campaign, as played. */
+struct grand_part {
+    bool finished;
+    int winner; /* the campaign's own winner (its ruleset decides), or -1: a draw */
+    int battles_won[SIDE_COUNT];
+    int medals[SIDE_COUNT];
+};
+
+struct grand_result {
+    int points[SIDE_COUNT];
+    int battles_won[SIDE_COUNT];
+    int medals[SIDE_COUNT];
+    int winner; /* more points; ties: battles won, then medals; -1 still tied */
+};
+
+/* The grade of a finished campaign (NULL for a draw or an unfinished one). */
+const struct grand_grade *grand_grade_of(const struct grand_grade *grades, int ngrades,
+                                         const struct grand_part *part);
+
+/* Points, battles and medals over the parts, and who leads (RULES.md 8). */
+void grand_outcome(const struct grand_grade *grades, int ngrades, const struct grand_part *parts,
+                   int nparts, struct grand_result *out);
+
 #endif

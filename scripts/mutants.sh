@@ -31,6 +31,11 @@ for p in "${patches[@]}"; do
   log="$repo/tests/out/mutants/$name.log"
   mkdir -p "$(dirname "$log")"
   t0=$SECONDS
+  # A mutant that does not build proves nothing: it is broken, not killed.
+  if ! (cd "$work" && make -s all tests) >"$log" 2>&1; then
+    (cd "$work" && patch -s -R -p1 <"$repo/$p")
+    echo "mutant $name: does not build (update it); see $log"; broken+=("$name"); continue
+  fi
   if [ "$suite" = valgrind ]; then
     (cd "$work" && make -s valgrind) >"$log" 2>&1
   else

@@ -34,19 +34,19 @@ declare -A PROBE=(
 )
 
 RUN_PACKAGES="make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev
-  postgresql util-linux passwd"
-# The C suites, the API suite's walkthrough (curl) and contract check (Node.js), the
-# dashboard in Chromium.
-TEST_PACKAGES="$RUN_PACKAGES libcunit1-dev libcurl4-openssl-dev curl procps chromium nodejs npm"
+  libcurl4-openssl-dev postgresql util-linux passwd"
+# (libcurl: m44d posts to the group's chat.) The C suites, the API suite's walkthrough (curl)
+# and contract check (Node.js), the dashboard in Chromium.
+TEST_PACKAGES="$RUN_PACKAGES libcunit1-dev curl procps chromium nodejs npm"
 
 # profile -> packages
 declare -A PROFILE=(
   [run]="$RUN_PACKAGES"
   [test]="$TEST_PACKAGES"
-  [faults]="$RUN_PACKAGES libcunit1-dev libcurl4-openssl-dev procps"
-  [valgrind]="$RUN_PACKAGES libcunit1-dev libcurl4-openssl-dev curl procps nodejs npm valgrind"
+  [faults]="$RUN_PACKAGES libcunit1-dev procps"
+  [valgrind]="$RUN_PACKAGES libcunit1-dev curl procps nodejs npm valgrind"
   [fuzz]="make clang libclang-rt-14-dev libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev
-    libsodium-dev"
+    libsodium-dev libcurl4-openssl-dev"
   [bench]="$RUN_PACKAGES curl procps"
   [fresh]="debootstrap"
   [mutants]="$TEST_PACKAGES patch valgrind"

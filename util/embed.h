@@ -13,6 +13,7 @@ struct embedded_file {
 /* Each group is a table ending with an entry whose name is NULL, sorted by name. */
 extern const struct embedded_file embedded_migrations[];
 extern const struct embedded_file embedded_rulesets[];
+extern const struct embedded_file embedded_grand[];
 extern const struct embedded_file embedded_web[];
 extern const struct embedded_file embedded_openapi[];
 

@@ -103,3 +103,36 @@ export async function flushQueue(onAnswer) {
     flushing = false;
   }
 }
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Keeps a page current by long polling `path` (a campaign or grand campaign): st.etag is the
+// version the page shows. A change is handed to onChange(r), which takes it (true) once every
+// read that goes with it has succeeded; only then is st.etag its version. After any error the
+// next poll is a full read (no If-None-Match), so the page never stays behind. setStatus says
+// live, reconnecting or offline. st.poll aborts the poll in flight (a wake-up: read again now).
+export async function watch(st, path, onChange, setStatus) {
+  let pause = 1000;
+  for (;;) {
+    st.poll = new AbortController();
+    // A poll the server does not answer (a half-open connection after a network switch) is
+    // given up 10 s after its 25 s wait, and read again in full.
+    const giveUp = setTimeout(() => { st.pollTimedOut = true; st.poll.abort(); }, 35000);
+    try {
+      const r = await api('GET', `${path}?wait=25`, { etag: st.etag || undefined, signal: st.poll.signal });
+      if (r.status === 200 && r.etag !== st.etag) await onChange(r);
+      setStatus('live');
+      pause = 1000;
+    } catch (e) {
+      st.etag = null; // whatever failed, the next read is a full one
+      setStatus(navigator.onLine ? 'reconnecting' : 'offline');
+      if (e.name !== 'AbortError' || st.pollTimedOut) {
+        await sleep(pause);
+        pause = Math.min(pause * 2, 8000);
+      }
+      st.pollTimedOut = false;
+    } finally {
+      clearTimeout(giveUp);
+    }
+  }
+}

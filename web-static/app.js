@@ -1,7 +1,10 @@
-// The dashboard: "/" creates and lists campaigns; "/c/<id>#key=..." is a campaign's page.
+// The dashboard: "/" creates and lists campaigns; "/c/<id>#key=..." is a campaign's page,
+// "/g/<id>#key=..." a grand campaign's.
 import { api, ApiError } from './api.js';
 import { h } from './dom.js';
 import { showCampaign } from './campaign.js';
+import { showGrand } from './grand.js';
+import { errorSlot, showError } from './actions.js';
 import { linkCard, linkFor } from './share.js';
 import { remember, remembered } from './store.js';
 import { problemWords } from './words.js';
@@ -10,15 +13,6 @@ const main = document.getElementById('main');
 
 function field(label, control, hint) {
   return h('div', {}, h('label', { for: control.id }, label, hint ? h('span', { class: 'hint', text: ` — ${hint}` }) : null), control);
-}
-
-function errorSlot(id) {
-  return h('p', { class: 'error', id, role: 'alert', hidden: true });
-}
-
-function showError(slot, err) {
-  slot.hidden = false;
-  slot.textContent = problemWords(err); // the server's words, a field it names put in words
 }
 
 async function home() {
@@ -96,7 +90,8 @@ async function home() {
   submit, err);
 
   const list = h('section', { id: 'recent' }, h('h2', { text: 'Campaigns on this server' }), h('p', { class: 'muted', text: 'Loading…' }));
-  main.replaceChildren(mine(rulesets), h('div', { class: 'card' }, form), result, list);
+  const grandCard = await grandForm(result, () => { form.parentElement.hidden = true; grandCard.hidden = true; });
+  main.replaceChildren(...[mine(rulesets), h('div', { class: 'card' }, form), grandCard, result, list].filter(Boolean));
   await onRuleset();
   recent(list, rulesets);
 }
@@ -108,20 +103,75 @@ function mine() {
   const label = { organizer: 'as organizer', allies: 'as the Allies', axis: 'as the Axis' };
   return h('section', { id: 'mine', class: 'card' }, h('h2', { text: 'Your campaigns on this device' }),
     h('ul', { class: 'timeline' }, list.map((c) => h('li', { 'data-campaign': c.id }, h('strong', { text: c.name || 'A campaign' }), ' — ',
-      ['organizer', 'allies', 'axis'].filter((r) => c.keys[r]).map((r, i) => [i ? ' · ' : '', h('a', { href: `/c/${c.id}#key=${c.keys[r]}`, 'data-role': r, text: `open ${label[r]}` })])))),
+      c.grand ? h('span', { class: 'muted', text: '(grand campaign) ' }) : null,
+      ['organizer', 'allies', 'axis'].filter((r) => c.keys[r]).map((r, i) => [i ? ' · ' : '', h('a', { href: `/${c.grand ? 'g' : 'c'}/${c.id}#key=${c.keys[r]}`, 'data-role': r, text: `open ${label[r]}` })])))),
     h('p', { class: 'hint', text: 'Kept only in this browser. A link that was lost can be replaced by the organizer (Links, on the campaign page).' }));
 }
 
-function showLinks(el, data, name) {
+// A grand campaign: campaigns of the book played in order by one group, scored together.
+async function grandForm(result, hideForms) {
+  let grands = [];
+  try { grands = (await api('GET', '/grand-rulesets')).data; } catch { grands = []; }
+  if (!grands.length) return h('div', { hidden: true });
+  const ruleset = h('select', { id: 'grand-ruleset' }, grands.map((g) => h('option', { value: g.id, text: g.name })));
+  const about = h('p', { class: 'hint', id: 'grand-about', 'aria-live': 'polite' });
+  const name = h('input', { type: 'text', id: 'grand-name', required: true, maxlength: 200, autocomplete: 'off', placeholder: 'Our Pacific war' });
+  const whatIf = h('input', { type: 'checkbox', id: 'grand-what-if' });
+  const whatIfRow = h('label', { class: 'choice', for: 'grand-what-if' }, whatIf, 'Roll "What if?" events before each campaign (both sides must agree)');
+  const dice = ['server', 'table', 'either'].map((d) => h('input', { type: 'radio', name: 'grand-dice', value: d, id: `grand-dice-${d}`, checked: d === 'server' }));
+  const diceWords = { server: 'rolled by m44d, verifiably', table: 'real dice at the table', either: 'either' };
+  const players = { allies: h('input', { type: 'text', id: 'grand-player-allies', maxlength: 100, autocomplete: 'off' }), axis: h('input', { type: 'text', id: 'grand-player-axis', maxlength: 100, autocomplete: 'off' }) };
+  const err = errorSlot('grand-error');
+  const submit = h('button', { type: 'submit', id: 'create-grand' }, 'Create the grand campaign');
+  const onRuleset = () => {
+    const g = grands.find((x) => x.id === ruleset.value);
+    about.textContent = g ? `${g.description} Campaigns, in order: ${g.parts.map((p) => p.name).join(', ')}.` : '';
+    whatIf.disabled = !g || !g.what_if;
+    if (whatIf.disabled) whatIf.checked = false;
+    whatIfRow.classList.toggle('muted', whatIf.disabled);
+  };
+  ruleset.addEventListener('change', onRuleset);
+  onRuleset();
+  const form = h('form', { id: 'grand-form', novalidate: true, onsubmit: async (e) => {
+    e.preventDefault();
+    err.hidden = true;
+    const body = {
+      name: name.value.trim(), grand_ruleset: ruleset.value, what_if: whatIf.checked,
+      dice: dice.find((d) => d.checked).value,
+      players: { allies: players.allies.value.trim(), axis: players.axis.value.trim() },
+    };
+    if (!body.name) { showError(err, { message: 'Give the grand campaign a name.', field: 'name' }); name.focus(); return; }
+    submit.disabled = true;
+    try {
+      const { data } = await api('POST', '/grand-campaigns', { body });
+      for (const role of ['organizer', 'allies', 'axis']) remember(data.id, body.name, role, data[`${role}_key`], true);
+      hideForms();
+      showLinks(result, data, body.name, true);
+    } catch (e2) {
+      showError(err, e2);
+    } finally {
+      submit.disabled = false;
+    }
+  } },
+  h('p', { class: 'hint', text: 'Linked campaigns played in order by the same group: each campaign won earns points, and the grand campaign has a winner.' }),
+  field('Name', name), field('Grand campaign', ruleset), about, whatIfRow,
+  h('fieldset', {}, h('legend', { text: 'Dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', {}, h('strong', { text: d.value }), ` — ${diceWords[d.value]}`)))),
+  h('fieldset', {}, h('legend', { text: 'Players' }), h('div', { class: 'row' }, field('Allies', players.allies), field('Axis', players.axis))),
+  submit, err);
+  return h('details', { class: 'card', id: 'grand-card' }, h('summary', {}, h('strong', { text: 'Create a grand campaign instead' })), form);
+}
+
+function showLinks(el, data, name, grand = false) {
   const rows = [['organizer', 'Organizer (sets up battles, records results, finishes)'], ['allies', 'Allies'], ['axis', 'Axis']];
   el.hidden = false;
   el.replaceChildren(h('div', { class: 'card links' },
     h('h1', { text: `“${name}” is ready` }),
     h('p', {}, h('strong', { text: 'Send each side its own link.' }),
       ' Each holds a secret key after the # (it never reaches a server log). This browser keeps them too: they are listed on this page, and the organizer can replace a lost one.'),
-    rows.map(([role, label]) => linkCard(role, label, linkFor(data.id, data[`${role}_key`]))),
-    h('p', { class: 'hint' }, 'Seed commitment (SHA-256 of the secret server seed): ', h('span', { class: 'mono', text: data.seed_commitment })),
-    h('p', {}, h('a', { href: data.links.organizer, id: 'open-organizer', text: 'Open the campaign as organizer' }))));
+    grand ? h('p', { class: 'hint', text: 'The same links work in every campaign of it.' }) : null,
+    rows.map(([role, label]) => linkCard(role, label, linkFor(data.id, data[`${role}_key`], grand ? 'g' : 'c'))),
+    grand ? null : h('p', { class: 'hint' }, 'Seed commitment (SHA-256 of the secret server seed): ', h('span', { class: 'mono', text: data.seed_commitment })),
+    h('p', {}, h('a', { href: data.links.organizer, id: 'open-organizer', text: grand ? 'Open the grand campaign as organizer' : 'Open the campaign as organizer' }))));
   el.querySelector('input').focus();
 }
 
@@ -141,9 +191,10 @@ async function recent(el, rulesets) {
 }
 
 async function route() {
-  const m = window.location.pathname.match(/^\/c\/([0-9a-f-]{36})$/i);
+  const m = window.location.pathname.match(/^\/([cg])\/([0-9a-f-]{36})$/i);
   try {
-    if (m) await showCampaign(main, m[1]);
+    if (m && m[1] === 'g') await showGrand(main, m[2]);
+    else if (m) await showCampaign(main, m[2]);
     else await home();
   } catch (e) {
     if (!(e instanceof ApiError)) {

@@ -3,7 +3,7 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, queued } from './api.js';
+import { api, flushQueue, queued, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
@@ -11,10 +11,10 @@ import { verifyRolls, diceStats } from './verify.js';
 import { actionsPanel, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
 import { linkCard, linkFor } from './share.js';
+import { chatPanel } from './chat.js';
 import { remember, keysFor, forget } from './store.js';
 import { FACE_TITLE, PHASE_WORDS, PURPOSE_WORDS, WHO, grantWords, waitingWords, needWords, sideTitle, problemWords } from './words.js';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const wide = () => window.matchMedia('(min-width: 48rem)').matches;
 
 export async function showCampaign(main, id) {
@@ -124,33 +124,13 @@ function wake(st) {
   }
 }
 
-async function live(st) {
-  let pause = 1000;
-  for (;;) {
-    st.poll = new AbortController();
-    // A poll the server does not answer (a half-open connection after a network switch) is
-    // given up 10 s after its 25 s wait, and read again in full.
-    const giveUp = setTimeout(() => { st.pollTimedOut = true; st.poll.abort(); }, 35000);
-    try {
-      const r = await api('GET', `/campaigns/${st.id}?wait=25`, { etag: st.etag || undefined, signal: st.poll.signal });
-      if (r.status === 200 && r.etag !== st.etag && commit(st, r, await loadDetails(st, r.data))) {
-        const words = waitingWords(st.c.waiting_for).join('; ');
-        say(`Campaign updated${words ? `: waiting for ${words}` : ''}`);
-      }
-      setStatus(st, 'live');
-      pause = 1000;
-    } catch (e) {
-      st.etag = null; // whatever failed, the next read is a full one
-      setStatus(st, navigator.onLine ? 'reconnecting' : 'offline');
-      if (e.name !== 'AbortError' || st.pollTimedOut) {
-        await sleep(pause);
-        pause = Math.min(pause * 2, 8000);
-      }
-      st.pollTimedOut = false;
-    } finally {
-      clearTimeout(giveUp);
+function live(st) {
+  return watch(st, `/campaigns/${st.id}`, async (r) => {
+    if (commit(st, r, await loadDetails(st, r.data))) {
+      const words = waitingWords(st.c.waiting_for).join('; ');
+      say(`Campaign updated${words ? `: waiting for ${words}` : ''}`);
     }
-  }
+  }, (status) => setStatus(st, status));
 }
 
 // Queued actions, sent in order once the server can be reached.
@@ -166,6 +146,7 @@ const SECTIONS = [
   ['now', 'Now', true], ['standing', 'Standing', true], ['battle', 'Battle', true], ['history', 'All battles', false],
   ['effects', 'What if? events', false], ['log', 'Roll log', false], ['links', 'Links', false],
   ['charts', 'Charts', false], ['stats', 'Dice statistics', false], ['verify', 'Verify the dice', false],
+  ['chat', 'Group chat', false],
 ];
 
 function build(st) {
@@ -176,6 +157,7 @@ function build(st) {
   st.sections.header = header;
   const parts = [header, status];
   for (const [key, title, open] of SECTIONS) {
+    if (key === 'chat' && st.role !== 'organizer') continue; // the organizer's alone
     // On a phone the long parts start closed; what to do now never is.
     const body = h('div', { class: 'section-body' });
     const el = key === 'now' ? h('section', { id: `sec-${key}` }, h('h2', { text: title }), body)
@@ -186,6 +168,8 @@ function build(st) {
   }
   st.main.replaceChildren(...parts);
   setStatus(st, 'live');
+  // The chat panel keeps itself current; it is drawn once.
+  if (st.sections.chat) st.sections.chat.append(chatPanel(`/campaigns/${st.id}`, st.key, 'this campaign'));
   update(st);
 }
 
@@ -274,9 +258,20 @@ function header(st) {
     : h('span', { class: 'badge', id: 'role', text: 'Reading (no key)' });
   return [
     h('h1', { text: c.name }),
+    grandLink(st),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${c.ruleset_name} · dice: ${c.dice === 'server' ? 'rolled by the server' : c.dice === 'table' ? 'rolled at the table' : 'server or table'} · ${c.status === 'finished' ? 'finished' : 'in progress'}` })),
     st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `This link's key does not work any more: ${st.keyError} The organizer can give you a new link. You can still read the campaign.` }) : null,
   ];
+}
+
+// "Campaign 2 of 4 of <grand campaign>", linked to its page (with this page's key: the same).
+function grandLink(st) {
+  const gc = st.c.grand_campaign;
+  if (!gc) return null;
+  const href = `/g/${gc.id}${st.role && st.key ? `#key=${st.key}` : ''}`;
+  const next = st.c.status === 'finished' && gc.of && gc.place < gc.of ? ' The next campaign starts from there.' : '';
+  return h('p', { class: 'grand-link', id: 'grand-link' }, `Campaign ${gc.place}${gc.of ? ` of ${gc.of}` : ''} of `,
+    h('a', { href, text: gc.name }), `.${next}`);
 }
 
 // ---- reading ----

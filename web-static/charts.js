@@ -86,3 +86,31 @@ export function tokensChart(history, battles) {
       axes(maxY, step), lines, labels),
     legend());
 }
+
+// A grand campaign's points: each side's total at the start and after each campaign finished.
+// campaigns: [{place, name, status, winner, points}]
+export function pointsChart(campaigns) {
+  const done = campaigns.filter((c) => c.status === 'finished');
+  if (!done.length) return h('p', { class: 'muted', text: 'No campaign finished yet.' });
+  const total = { allies: 0, axis: 0 };
+  const points = [{ label: 'Start', allies: 0, axis: 0 }];
+  for (const c of done) {
+    if (c.winner) total[c.winner] += c.points;
+    points.push({ label: `C${c.place}`, name: c.name, ...total });
+  }
+  const { top: maxY, step } = scaleTop(Math.max(2, total.allies, total.axis));
+  const n = points.length;
+  const x = (i) => L + 14 + ((W - L - R - 28) * i) / (n - 1);
+  const y = (v) => H - B - ((H - T - B) * v) / maxY;
+  const lines = SIDES.map((s) => [
+    svg('path', { d: points.map((p, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)} ${y(p[s]).toFixed(1)}`).join(' '), fill: 'none', stroke: COLOR[s], 'stroke-width': 3, 'data-side': s, 'stroke-dasharray': s === 'axis' ? '6 3' : null }),
+    points.map((p, i) => svg('circle', { cx: x(i), cy: y(p[s]), r: 4, fill: COLOR[s], class: 'point', 'data-side': s, 'data-value': p[s] },
+      svg('title', { text: `${SIDE_TITLE[s]}: ${p[s]} point${p[s] === 1 ? '' : 's'} (${p.name ? `after ${p.name}` : 'at the start'})` }))),
+  ]);
+  const labels = points.map((p, i) => svg('text', { x: x(i), y: H - B + 18, 'text-anchor': 'middle', 'font-size': 12, fill: '#55534a', text: p.label }));
+  return h('figure', { class: 'chart-figure' },
+    svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', id: 'points-chart',
+      'aria-label': `Grand campaign points after each campaign, now Allies ${total.allies}, Axis ${total.axis}` },
+      axes(maxY, step), lines, labels),
+    legend());
+}

@@ -3,8 +3,9 @@
 // (Kazuhiko Arase, MIT: /assets/qrcode-LICENSE.txt), loaded as a plain script.
 import { h, svg, say } from './dom.js';
 
-export function linkFor(id, key) {
-  return `${window.location.origin}/c/${id}#key=${key}`;
+// A campaign's page (`page` "c") or a grand campaign's ("g"), with a role's key.
+export function linkFor(id, key, page = 'c') {
+  return `${window.location.origin}/${page}/${id}#key=${key}`;
 }
 
 // The QR code of `text` as SVG: one path of dark modules on a white square with a quiet zone.

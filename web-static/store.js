@@ -10,10 +10,12 @@ function save(all) {
   try { localStorage.setItem(KEY, JSON.stringify(all)); } catch { /* private mode */ }
 }
 
-export function remember(id, name, role, key) {
+// `grand`: the id is a grand campaign's (its page is /g/<id>).
+export function remember(id, name, role, key, grand = false) {
   const all = load();
   const c = all[id] || { keys: {} };
   c.name = name || c.name || '';
+  if (grand) c.grand = true;
   if (role && key) c.keys[role] = key;
   c.seen = Date.now();
   all[id] = c;

@@ -4,7 +4,7 @@
 const CACHE = 'm44d-shell';
 const SHELL = ['/', '/assets/style.css', '/assets/app.js', '/assets/campaign.js', '/assets/actions.js',
   '/assets/battle.js', '/assets/words.js', '/assets/api.js', '/assets/dom.js', '/assets/dice.js',
-  '/assets/charts.js', '/assets/verify.js', '/assets/share.js', '/assets/store.js', '/assets/qrcode.js',
+  '/assets/charts.js', '/assets/verify.js', '/assets/grand.js', '/assets/chat.js', '/assets/share.js', '/assets/store.js', '/assets/qrcode.js',
   '/assets/favicon.svg', '/assets/manifest.webmanifest'];
 
 self.addEventListener('install', (event) => {

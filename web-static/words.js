@@ -56,6 +56,7 @@ const FIELD_WORDS = {
   'medals.allies': 'The Allied medals', 'medals.axis': 'The Axis medals', faces: 'The faces',
   'undeployed_reserves.allies': 'The Allied undeployed reserves', 'undeployed_reserves.axis': 'The Axis undeployed reserves',
   'objective_medals.allies': 'The Allied objective medals', 'objective_medals.axis': 'The Axis objective medals',
+  url: 'The chat link', kind: 'The kind of chat', grand_ruleset: 'The grand campaign', what_if: 'What-if events',
 };
 
 // The server's message, with a field path it starts with put in words.

@@ -9,6 +9,7 @@
  * --effects names What-if events in force (explain, events). Every command takes --rulesets-dir DIR
  * (as m44d does). Bad arguments: usage, exit 2.
  */
+#include "campaign/grand_rulesets.h"
 #include "cmd/m44/verify.h"
 #include "campaign/rulesets.h"
 #include "rules/rules.h"
@@ -142,6 +143,20 @@ static int cmd_rulesets(const struct ruleset_set *set, const struct args *a)
                                                   "what_if", rs->what_if.enabled));
         else
             printf("%-24s %-36s %s\n", rs->id, rs->name, rs->what_if.enabled ? "what-if" : "");
+    }
+    /* Grand rulesets: the campaigns they link, in order. */
+    for (int i = 0; i < grand_rulesets_count(); i++) {
+        const struct grand_ruleset *g = grand_ruleset_at(i);
+        json_t *parts = json_array();
+        for (int k = 0; k < g->ncampaigns; k++)
+            json_array_append_new(parts, json_string(g->campaigns[k].ruleset));
+        if (a->json) {
+            json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "id", g->id, "name", g->name,
+                                                  "campaigns", parts));
+        } else {
+            printf("%-24s %-36s grand: %d campaigns\n", g->id, g->name, g->ncampaigns);
+            json_decref(parts);
+        }
     }
     if (a->json)
         print_json(list);
@@ -403,14 +418,21 @@ int main(int argc, char **argv)
         return 1;
     }
     const struct ruleset_set *set = rulesets();
-    if (strcmp(cmd, "verify") == 0) {
-        rc = verify_export(a.file, stdout, stderr);
+    if (strcmp(cmd, "verify") == 0 || strcmp(cmd, "rulesets") == 0) {
+        /* A grand campaign's record is checked against its grand ruleset's order; the list
+         * checks and shows the grand rulesets too. */
+        if (grand_rulesets_init(a.rulesets_dir, err, sizeof err)) {
+            fprintf(stderr, "m44: %s\n", err);
+            rulesets_shutdown();
+            return 1;
+        }
+        rc = strcmp(cmd, "verify") == 0 ? verify_export(a.file, stdout, stderr)
+                                        : cmd_rulesets(set, &a);
+        grand_rulesets_shutdown();
         rulesets_shutdown();
         return rc;
     }
-    if (strcmp(cmd, "rulesets") == 0)
-        rc = cmd_rulesets(set, &a);
-    else if (strcmp(cmd, "explain") == 0)
+    if (strcmp(cmd, "explain") == 0)
         rc = cmd_explain(set, &a);
     else if (strcmp(cmd, "events") == 0)
         rc = cmd_events(set, &a);

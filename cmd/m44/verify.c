@@ -1,5 +1,6 @@
 #include "cmd/m44/verify.h"
 
+#include "campaign/grand_rulesets.h"
 #include "campaign/import.h"
 #include "campaign/rules_json.h"
 #include "rules/rules.h"
@@ -48,27 +49,30 @@ static void faces_text(const enum face *f, int n, char *buf, size_t len)
     }
 }
 
-int verify_export(const char *path, FILE *out, FILE *err)
+/* Whether a document has what a campaign's export needs to be read at all. */
+static bool campaign_readable(json_t *doc)
 {
-    json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!doc) {
-        fprintf(err, "m44 verify: %s: line %d: %s\n", path, je.line, je.text);
-        return VERIFY_UNREADABLE;
-    }
+    return json_string_value(json_object_get(json_object_get(doc, "campaign"), "id")) &&
+           json_is_array(json_object_get(doc, "seeds")) &&
+           json_is_array(json_object_get(doc, "rolls"));
+}
+
+struct tally {
+    int mismatches, verified, unverified, imported, table;
+    bool unknown_ruleset;
+};
+
+/* Checks one campaign's export; counts into `t`. */
+static void verify_campaign(json_t *doc, FILE *out, struct tally *t)
+{
     const char *id = json_string_value(json_object_get(json_object_get(doc, "campaign"), "id"));
     json_t *seeds = json_object_get(doc, "seeds"), *rolls = json_object_get(doc, "rolls");
-    if (!id || !json_is_array(seeds) || !json_is_array(rolls)) {
-        fprintf(err, "m44 verify: %s: not a campaign export (needs campaign.id, seeds, rolls)\n",
-                path);
-        json_decref(doc);
-        return VERIFY_UNREADABLE;
-    }
     static struct epoch epochs[MAX_EPOCHS];
-    int nepochs = 0, mismatches = 0, verified = 0, unverified = 0, imported = 0, table = 0;
-    bool unknown_ruleset = false;
-    if (!record_consistent(doc, out, &unknown_ruleset) && !unknown_ruleset)
-        mismatches++;
+    int nepochs = 0;
+    bool unknown = false;
+    if (!record_consistent(doc, out, &unknown) && !unknown)
+        t->mismatches++;
+    t->unknown_ruleset |= unknown;
     for (size_t i = 0; i < json_array_size(seeds) && nepochs < MAX_EPOCHS; i++) {
         json_t *s = json_array_get(seeds, i);
         struct epoch *e = &epochs[nepochs++];
@@ -94,14 +98,14 @@ int verify_export(const char *path, FILE *out, FILE *err)
         if (sodium_hex2bin(e->seed, SEED_BYTES, hex, strlen(hex), NULL, &len, NULL) != 0 ||
             len != SEED_BYTES) {
             fprintf(out, "seed %ld: MISMATCH: server_seed is not 64 hex characters\n", e->number);
-            mismatches++;
+            t->mismatches++;
             continue;
         }
         dice_commitment(e->seed, want);
         if (!commitment || strcmp(want, commitment) != 0) {
             fprintf(out, "seed %ld: MISMATCH: SHA-256(server_seed) = %s, commitment was %s\n",
                     e->number, want, commitment ? commitment : "(none)");
-            mismatches++;
+            t->mismatches++;
             continue;
         }
         e->valid = true;
@@ -122,11 +126,11 @@ int verify_export(const char *path, FILE *out, FILE *err)
         if (n != (long)i + 1) {
             fprintf(out, "%s: MISMATCH: expected roll number %zu (numbers must run 1..N)\n", label,
                     i + 1);
-            mismatches++;
+            t->mismatches++;
         }
         if (nf < 0) {
             fprintf(out, "%s: MISMATCH: faces are not a list of die faces\n", label);
-            mismatches++;
+            t->mismatches++;
             continue;
         }
         faces_text(got, nf, text, sizeof text);
@@ -135,7 +139,7 @@ int verify_export(const char *path, FILE *out, FILE *err)
                     json_is_true(json_object_get(r, "voided"))
                         ? "; undone at the table, and entered again"
                         : "");
-            table++;
+            t->table++;
             continue;
         }
         long ep = (long)json_integer_value(json_object_get(r, "seed_epoch"));
@@ -145,12 +149,12 @@ int verify_export(const char *path, FILE *out, FILE *err)
                 e = &epochs[k];
         if (!e || !e->revealed) {
             fprintf(out, "%s: %s NOT VERIFIED: seed %ld is not revealed\n", label, text, ep);
-            unverified++;
+            t->unverified++;
             continue;
         }
         if (!e->valid) {
             fprintf(out, "%s: %s MISMATCH: its seed does not match the commitment\n", label, text);
-            mismatches++;
+            t->mismatches++;
             continue;
         }
         if (dice_derive(e->seed, id, n, client_seed ? client_seed : "", nf, want) != 0 ||
@@ -158,7 +162,7 @@ int verify_export(const char *path, FILE *out, FILE *err)
             char wtext[RULES_MAX_DICE * 10];
             faces_text(want, nf, wtext, sizeof wtext);
             fprintf(out, "%s: %s MISMATCH: the seed gives %s\n", label, text, wtext);
-            mismatches++;
+            t->mismatches++;
             continue;
         }
         if (e->imported) {
@@ -166,39 +170,119 @@ int verify_export(const char *path, FILE *out, FILE *err)
              * secret before the roll. */
             fprintf(out, "%s: %s NOT VERIFIED HERE: matches seed %ld, which came with an import\n",
                     label, text, ep);
-            imported++;
+            t->imported++;
             continue;
         }
         fprintf(out, "%s: %s OK\n", label, text);
-        verified++;
+        t->verified++;
     }
+}
+
+/* A grand campaign's export: each campaign's, in the order of its grand ruleset. */
+static void verify_grand(json_t *doc, FILE *out, struct tally *t)
+{
+    json_t *gc = json_object_get(doc, "grand_campaign");
+    json_t *list = json_object_get(doc, "campaigns");
+    const char *grid = json_string_value(json_object_get(gc, "grand_ruleset"));
+    const struct grand_ruleset *gr = grid ? grand_ruleset_find(grid) : NULL;
+    fprintf(out, "grand campaign %s: %zu campaign(s)\n",
+            json_string_value(json_object_get(gc, "name")), json_array_size(list));
+    if (!gr) {
+        fprintf(out,
+                "record: CANNOT CHECK the order of the campaigns: the grand ruleset %s is not "
+                "known to this m44\n",
+                grid ? grid : "(none)");
+        t->unknown_ruleset = true;
+    } else if (json_array_size(list) > (size_t)gr->ncampaigns) {
+        fprintf(out, "record: MISMATCH: %s has %d campaigns, the record %zu\n", gr->name,
+                gr->ncampaigns, json_array_size(list));
+        t->mismatches++;
+    }
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *c = json_array_get(list, i);
+        json_t *camp = json_object_get(c, "campaign");
+        const char *ruleset = json_string_value(json_object_get(camp, "ruleset"));
+        const char *status = json_string_value(json_object_get(camp, "status"));
+        fprintf(out, "campaign %zu: %s\n", i + 1, json_string_value(json_object_get(camp, "name")));
+        if (gr && i < (size_t)gr->ncampaigns &&
+            (!ruleset || strcmp(ruleset, gr->campaigns[i].ruleset) != 0)) {
+            fprintf(out,
+                    "record: MISMATCH: campaign %zu of %s is played with %s, the record says "
+                    "%s\n",
+                    i + 1, gr->name, gr->campaigns[i].ruleset, ruleset ? ruleset : "(none)");
+            t->mismatches++;
+        }
+        if (i + 1 < json_array_size(list) && (!status || strcmp(status, "finished") != 0)) {
+            fprintf(out,
+                    "record: MISMATCH: campaign %zu is not finished, yet the next one "
+                    "started\n",
+                    i + 1);
+            t->mismatches++;
+        }
+        verify_campaign(c, out, t);
+    }
+}
+
+int verify_export(const char *path, FILE *out, FILE *err)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        fprintf(err, "m44 verify: %s: line %d: %s\n", path, je.line, je.text);
+        return VERIFY_UNREADABLE;
+    }
+    const char *format = json_string_value(json_object_get(doc, "format"));
+    bool grand = format && strcmp(format, "m44d-grand-campaign-export") == 0;
+    bool readable = false;
+    if (grand) {
+        json_t *list = json_object_get(doc, "campaigns");
+        readable = json_is_array(list);
+        for (size_t i = 0; readable && i < json_array_size(list); i++)
+            readable = campaign_readable(json_array_get(list, i));
+    } else {
+        readable = campaign_readable(doc);
+    }
+    if (!readable) {
+        fprintf(err,
+                "m44 verify: %s: not a campaign export (needs campaign.id, seeds, rolls) nor a "
+                "grand campaign export (needs campaigns, each a campaign export)\n",
+                path);
+        json_decref(doc);
+        return VERIFY_UNREADABLE;
+    }
+    struct tally t = {0};
+    if (grand)
+        verify_grand(doc, out, &t);
+    else
+        verify_campaign(doc, out, &t);
+    json_decref(doc);
     fprintf(out,
             "%d server roll(s) verified, %d mismatch(es), %d not verifiable, %d not verifiable "
             "here (imported), %d from the table\n",
-            verified, mismatches, unverified, imported, table);
-    json_decref(doc);
-    if (mismatches) {
-        fprintf(out, "FAILED: %d mismatch(es): some roll is not what its seed gives\n", mismatches);
+            t.verified, t.mismatches, t.unverified, t.imported, t.table);
+    if (t.mismatches) {
+        fprintf(out, "FAILED: %d mismatch(es): some roll is not what its seed gives\n",
+                t.mismatches);
         return VERIFY_MISMATCH;
     }
-    if (unknown_ruleset) {
+    if (t.unknown_ruleset) {
         fprintf(out, "NOT VERIFIED: the ruleset of this campaign is not known to this m44 (give "
                      "its file with --rulesets-dir)\n");
         return VERIFY_INCOMPLETE;
     }
-    if (unverified || imported) {
-        if (unverified)
+    if (t.unverified || t.imported) {
+        if (t.unverified)
             fprintf(out,
                     "NOT VERIFIED: %d server roll(s) cannot be checked until their seed is "
                     "revealed (the campaign must finish, or the organizer rotate the seed)\n",
-                    unverified);
-        if (imported)
+                    t.unverified);
+        if (t.imported)
             fprintf(out,
                     "NOT VERIFIED: %d server roll(s) were made before the campaign was "
                     "imported; their seed came with it, so this record cannot show it was "
                     "secret before they were rolled: verify them with the export of the server "
                     "that rolled them\n",
-                    imported);
+                    t.imported);
         return VERIFY_INCOMPLETE;
     }
     fprintf(out, "VERIFIED: every server roll matches its revealed seed\n");

@@ -5,9 +5,10 @@
 #include <stdio.h>
 
 /*
- * Reads the export at `path` (GET /api/v1/campaigns/{id}/export) and checks: each revealed
- * seed against its published commitment, roll numbers 1..N with no gap, and every server roll
- * against the faces derived from its seed (RULES.md 1.2). Prints one line per roll on `out`,
+ * Reads the export at `path` (GET /api/v1/campaigns/{id}/export, or a grand campaign's, whose
+ * campaigns are each checked so, and their order against the grand ruleset) and checks: each
+ * revealed seed against its published commitment, roll numbers 1..N with no gap, and every server
+ * roll against the faces derived from its seed (RULES.md 1.2). Prints one line per roll on `out`,
  * then the verdict. Success means every server roll was recomputed and matched:
  * returns 0 then; 1 on any mismatch; 3 when nothing mismatched but some server roll could not
  * be recomputed (its seed is not revealed): "not verified"; 2 when the file is unreadable.

@@ -2,12 +2,14 @@
 #include "api/server.h"
 #include "api/cache.h"
 #include "api/metrics.h"
+#include "campaign/grand_rulesets.h"
 #include "campaign/rulesets.h"
 #include "cmd/m44d/config.h"
 #include "db/db.h"
 #include "db/migrate.h"
 #include "util/log.h"
 
+#include <curl/curl.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <signal.h>
@@ -84,12 +86,14 @@ int main(int argc, char **argv)
         return 1;
     }
     /* A broken ruleset file is a configuration error: refuse to start, naming it. */
-    if (rulesets_init(cfg.rulesets_dir, err, sizeof err)) {
+    if (rulesets_init(cfg.rulesets_dir, err, sizeof err) ||
+        grand_rulesets_init(cfg.rulesets_dir, err, sizeof err)) {
         fprintf(stderr, "m44d: --rulesets-dir: %s\n", err);
+        rulesets_shutdown();
         return 2;
     }
-    log_msg(LOG_INFO, "main", "%d rulesets loaded%s%s", rulesets()->n,
-            cfg.rulesets_dir[0] ? " including " : "", cfg.rulesets_dir);
+    log_msg(LOG_INFO, "main", "%d rulesets and %d grand rulesets loaded%s%s", rulesets()->n,
+            grand_rulesets_count(), cfg.rulesets_dir[0] ? " including " : "", cfg.rulesets_dir);
 
     /*
      * Block the signals before any thread starts, so only the main loop receives them. A
@@ -105,6 +109,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    curl_global_init(CURL_GLOBAL_DEFAULT); /* before any thread: the chat posts with libcurl */
     db_init(cfg.database);
     int status = 1;
     if (!db_wait_ready((int)cfg.db_wait) || db_migrate(db_thread()) < 0)
@@ -126,6 +131,10 @@ int main(int argc, char **argv)
         .max_wait = (unsigned)cfg.max_wait,
         .version_poll_ms = (unsigned)cfg.version_poll_ms,
         .idempotency_ttl = (unsigned)cfg.idempotency_ttl,
+        .chat = {.timeout = (unsigned)cfg.chat_timeout,
+                 .attempts = (unsigned)cfg.chat_attempts,
+                 .retry_max = (unsigned)cfg.chat_retry_max,
+                 .allow_private = strcmp(cfg.chat_private, "allow") == 0},
     };
     cache_init(cfg.cache_entries);
     if (!http_start(&opts))
@@ -142,8 +151,10 @@ int main(int argc, char **argv)
     }
 out:
     db_shutdown();
+    grand_rulesets_shutdown();
     rulesets_shutdown();
     cache_shutdown();
+    curl_global_cleanup();
     if (status == 0)
         log_msg(LOG_INFO, "main", "stopped");
     return status;

@@ -6,9 +6,11 @@
 #include <CUnit/TestRun.h>
 #include <libpq-fe.h>
 #include <sodium.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 struct daemon api_daemon;
 char *api_conninfo;
@@ -72,6 +74,28 @@ long long camp_version(const struct daemon *d, const struct camp *c)
     long long v = r->status == 200 ? http_int(r, "version") : -1;
     http_free(r);
     return v;
+}
+
+void expect_status(struct http_resp *r, long status, const char *what)
+{
+    if (r->status != status)
+        fprintf(stderr, "\n%s: expected %ld, got %ld %s\n", what, status, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, status);
+    http_free(r);
+}
+
+int other_daemon_start(struct daemon *d, char **db, const char *prefix)
+{
+    *db = tk_new_database(prefix);
+    return *db && daemon_start(d, *db, NULL) ? 0 : 1;
+}
+
+int other_daemon_stop(struct daemon *d, char **db)
+{
+    int st = daemon_stop(d, SIGTERM, 30);
+    free(*db);
+    *db = NULL;
+    return st == 0 ? 0 : 1;
 }
 
 void assert_problem(const struct http_resp *r, long status, const char *code)
@@ -141,4 +165,25 @@ void derive_faces(const uint8_t seed[32], const char *cid, long n, const char *c
             if (mac[i] < 252)
                 out[got++] = faces[mac[i] % 6];
     }
+}
+
+int m44_verify(const char *json_text, char **out)
+{
+    char path[512], cmd[1200];
+    tk_out_path("verify-export.json", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(json_text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s/m44' verify '%s' 2>&1", tk_env("M44_TEST_BIN"), path);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    static char buf[262144];
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = '\0';
+    int st = pclose(p);
+    *out = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -34,6 +34,14 @@ struct http_resp *camp_get(const struct daemon *d, const struct camp *c, const c
 /* The campaign's version (GET), or -1. */
 long long camp_version(const struct daemon *d, const struct camp *c);
 
+/* Asserts the reply's status (printing `what` and the body when it is not), and frees it. */
+void expect_status(struct http_resp *r, long status, const char *what);
+
+/* A second m44d on a database of its own (named after `prefix`), for a suite's set-up: 0 when
+ * it runs; and its tear-down: 0 when it stopped cleanly. */
+int other_daemon_start(struct daemon *d, char **db, const char *prefix);
+int other_daemon_stop(struct daemon *d, char **db);
+
 /* Asserts a problem+json reply with this status and code. */
 void assert_problem(const struct http_resp *r, long status, const char *code);
 
@@ -55,5 +63,9 @@ bool sql_exec_on(const char *conninfo, const char *sql);
  * roll n (as names) from a server seed. */
 void derive_faces(const uint8_t seed[32], const char *cid, long n, const char *cs, int count,
                   const char **out);
+
+/* Runs `m44 verify` on the export `json_text`: its exit status, and its output in *out (static,
+ * valid until the next call). */
+int m44_verify(const char *json_text, char **out);
 
 #endif

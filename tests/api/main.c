@@ -19,6 +19,8 @@ void register_hostile_tests(void);
 void register_integrity_tests(void);
 void register_rules_tests(void);
 void register_corrections_tests(void);
+void register_grand_tests(void);
+void register_chat_tests(void);
 
 static int start_shared(void)
 {
@@ -32,11 +34,11 @@ int main(void)
     if (sodium_init() < 0)
         return 1;
     /* The health suite stops and starts PostgreSQL; it runs first, with its own daemon. */
-    const tk_register_fn suites[] = {register_health_tests,      register_flow_tests,
-                                     register_walkthrough_tests, register_error_tests,
-                                     register_concurrency_tests, register_export_tests,
-                                     register_hostile_tests,     register_integrity_tests,
-                                     register_rules_tests,       register_corrections_tests};
+    const tk_register_fn suites[] = {
+        register_health_tests,      register_flow_tests,        register_walkthrough_tests,
+        register_error_tests,       register_concurrency_tests, register_export_tests,
+        register_hostile_tests,     register_integrity_tests,   register_rules_tests,
+        register_corrections_tests, register_grand_tests,       register_chat_tests};
     /* Every response the suites get is checked against api/openapi.json. */
     if (!contract_start())
         return 1;

@@ -17,23 +17,12 @@ static char *other_db;
 
 static int suite_init(void)
 {
-    other_db = tk_new_database("api_corrections");
-    return daemon_start(&other, other_db, NULL) ? 0 : 1;
+    return other_daemon_start(&other, &other_db, "api_corrections");
 }
 
 static int suite_clean(void)
 {
-    int st = daemon_stop(&other, SIGTERM, 30);
-    free(other_db);
-    return st == 0 ? 0 : 1;
-}
-
-static void expect(struct http_resp *r, long status, const char *what)
-{
-    if (r->status != status)
-        fprintf(stderr, "\n%s: expected %ld, got %ld %s\n", what, status, r->status, r->body);
-    CU_ASSERT_EQUAL(r->status, status);
-    http_free(r);
+    return other_daemon_stop(&other, &other_db);
 }
 
 /* Everything a player can read about the campaign, but its version: the standing, every battle,
@@ -95,7 +84,7 @@ static void do_undo_redo(const struct camp *c, enum who who, const char *path, c
                          long status, enum who undoer, const char *again)
 {
     json_t *before = snapshot(&api_daemon, c);
-    expect(camp_post(&api_daemon, c, who, path, body), status, path);
+    expect_status(camp_post(&api_daemon, c, who, path, body), status, path);
     struct http_resp *r = camp_post(&api_daemon, c, undoer, "/undo", "{}");
     if (r->status != 200)
         fprintf(stderr, "\nundo of %s: %ld %s\n", path, r->status, r->body);
@@ -107,7 +96,7 @@ static void do_undo_redo(const struct camp *c, enum who who, const char *path, c
     same_as(before, after, path);
     json_decref(before);
     json_decref(after);
-    expect(camp_post(&api_daemon, c, who, path, again ? again : body), status, path);
+    expect_status(camp_post(&api_daemon, c, who, path, again ? again : body), status, path);
 }
 
 /* Every kind of undoable action, undone and done again, through two battles of a Fall of
@@ -219,11 +208,13 @@ static void test_what_if_consequences_undone(void)
                                 "{\"name\":\"szack\",\"ruleset\":\"fall-of-poland\",\"dice\":"
                                 "\"table\",\"what_if\":true}",
                                 &c));
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                     "{\"scenario\":\"Szack\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                     "\"axis\":5},\"medals_to_win\":6,\"commissar\":\"axis\"}"),
-           201, "Szack first");
-    expect(camp_post(&api_daemon, &c, ALLIES, "/what-if", "{\"faces\":[\"armor\"]}"), 201, "wi");
+    expect_status(
+        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"Szack\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                  "\"axis\":5},\"medals_to_win\":6,\"commissar\":\"axis\"}"),
+        201, "Szack first");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/what-if", "{\"faces\":[\"armor\"]}"), 201,
+                  "wi");
     do_undo_redo(&c, AXIS, "/what-if", "{\"faces\":[\"flag\"]}", 201, AXIS, NULL);
     struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
     CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "axis"); /* done again: in force */
@@ -234,13 +225,14 @@ static void test_what_if_consequences_undone(void)
                                 "{\"name\":\"forward\",\"ruleset\":\"island-hoppers\",\"dice\":"
                                 "\"table\",\"what_if\":true}",
                                 &ih));
-    expect(camp_post(&api_daemon, &ih, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"), 201,
-           "wi");
-    expect(camp_post(&api_daemon, &ih, AXIS, "/what-if", "{\"faces\":[\"grenade\"]}"), 201, "wi");
-    expect(camp_post(&api_daemon, &ih, ORGANIZER, "/battles",
-                     "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
-                     "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
-           201, "battle");
+    expect_status(camp_post(&api_daemon, &ih, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"),
+                  201, "wi");
+    expect_status(camp_post(&api_daemon, &ih, AXIS, "/what-if", "{\"faces\":[\"grenade\"]}"), 201,
+                  "wi");
+    expect_status(camp_post(&api_daemon, &ih, ORGANIZER, "/battles",
+                            "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
+                            "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
+                  201, "battle");
     do_undo_redo(&ih, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}", 200, ORGANIZER,
                  NULL);
 
@@ -249,24 +241,25 @@ static void test_what_if_consequences_undone(void)
                                 "{\"name\":\"forward\",\"ruleset\":\"island-hoppers\",\"dice\":"
                                 "\"table\",\"what_if\":true}",
                                 &fc));
-    expect(camp_post(&api_daemon, &fc, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"), 201,
-           "wi");
-    expect(camp_post(&api_daemon, &fc, AXIS, "/what-if", "{\"faces\":[\"star\"]}"), 201, "wi");
-    expect(camp_post(&api_daemon, &fc, ORGANIZER, "/battles",
-                     "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
-                     "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
-           201, "battle");
+    expect_status(camp_post(&api_daemon, &fc, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"),
+                  201, "wi");
+    expect_status(camp_post(&api_daemon, &fc, AXIS, "/what-if", "{\"faces\":[\"star\"]}"), 201,
+                  "wi");
+    expect_status(camp_post(&api_daemon, &fc, ORGANIZER, "/battles",
+                            "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
+                            "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
+                  201, "battle");
     for (int s = ALLIES; s <= AXIS; s++) {
-        expect(camp_post(&api_daemon, &fc, (enum who)s, "/battles/1/reserve-roll",
-                         "{\"faces\":[\"flag\",\"flag\"]}"),
-               201, "roll");
-        expect(camp_post(&api_daemon, &fc, (enum who)s, "/battles/1/reserve-choice",
-                         "{\"options\":[]}"),
-               200, "nothing");
+        expect_status(camp_post(&api_daemon, &fc, (enum who)s, "/battles/1/reserve-roll",
+                                "{\"faces\":[\"flag\",\"flag\"]}"),
+                      201, "roll");
+        expect_status(camp_post(&api_daemon, &fc, (enum who)s, "/battles/1/reserve-choice",
+                                "{\"options\":[]}"),
+                      200, "nothing");
     }
-    expect(camp_post(&api_daemon, &fc, ORGANIZER, "/battles/1/result",
-                     "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2}}"),
-           200, "result");
+    expect_status(camp_post(&api_daemon, &fc, ORGANIZER, "/battles/1/result",
+                            "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2}}"),
+                  200, "result");
     do_undo_redo(&fc, AXIS, "/what-if", "{\"faces\":[\"star\"]}", 201, AXIS, NULL);
 }
 
@@ -277,16 +270,17 @@ static void test_undo_if_match(void)
     struct camp c;
     CU_ASSERT_FATAL(camp_create(
         &api_daemon, "{\"name\":\"match\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                     "\"axis\":5},\"medals_to_win\":6}"),
-           201, "battle");
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
-                     "{\"faces\":[\"flag\",\"flag\"]}"),
-           201, "roll");
+    expect_status(
+        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                  "\"axis\":5},\"medals_to_win\":6}"),
+        201, "battle");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
+                            "{\"faces\":[\"flag\",\"flag\"]}"),
+                  201, "roll");
     long long seen = camp_version(&api_daemon, &c);
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice", "{\"options\":[]}"), 200,
-           "choice");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice", "{\"options\":[]}"),
+                  200, "choice");
     char path[128], match[64];
     snprintf(path, sizeof path, "/api/v1/campaigns/%s/undo", c.id);
     snprintf(match, sizeof match, "If-Match: \"%lld\"", seen);
@@ -304,11 +298,12 @@ static void test_server_roll_never(void)
     struct camp c;
     CU_ASSERT_FATAL(camp_create(
         &api_daemon, "{\"name\":\"server\",\"ruleset\":\"standard\",\"dice\":\"either\"}", &c));
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                     "\"axis\":5},\"medals_to_win\":6}"),
-           201, "battle");
-    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", "{}"), 201, "roll");
+    expect_status(
+        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                  "\"axis\":5},\"medals_to_win\":6}"),
+        201, "battle");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", "{}"), 201, "roll");
     long long version = camp_version(&api_daemon, &c);
     struct http_resp *r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "undo.who")), 0);
@@ -340,13 +335,14 @@ static void test_who_may_undo(void)
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_TRUE(json_is_null(http_json_at(r, "undo")));
     http_free(r);
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                     "\"axis\":5},\"medals_to_win\":6}"),
-           201, "battle");
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
-                     "{\"faces\":[\"flag\",\"flag\"]}"),
-           201, "roll");
+    expect_status(
+        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                  "\"axis\":5},\"medals_to_win\":6}"),
+        201, "battle");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
+                            "{\"faces\":[\"flag\",\"flag\"]}"),
+                  201, "roll");
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_STRING_EQUAL(http_str(r, "undo.by"), "axis");
     CU_ASSERT_STRING_EQUAL(http_str(r, "undo.who.1"), "axis");
@@ -368,13 +364,13 @@ static void test_who_may_undo(void)
     http_free(r);
     CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
     /* The organizer may: then the battle set-up is last, which the Axis may not undo. */
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}"), 200, "organizer's undo");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}"), 200, "organizer's undo");
     r = camp_post(&api_daemon, &c, AXIS, "/undo", "{}");
     assert_problem(r, 409, "not-undoable");
     http_free(r);
     /* After the end: a finished campaign is not reopened. */
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}"), 200, "the set-up undone");
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}"), 200, "finish");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}"), 200, "the set-up undone");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}"), 200, "finish");
     r = camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}");
     assert_problem(r, 409, "not-undoable");
     http_free(r);
@@ -405,17 +401,18 @@ static void test_key_reissue(void)
     snprintf(renewed.key[ALLIES], sizeof renewed.key[0], "%s", http_str(r, "key"));
     http_free(r);
     CU_ASSERT_STRING_NOT_EQUAL(renewed.key[ALLIES], c.key[ALLIES]);
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                     "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                     "\"axis\":5},\"medals_to_win\":6}"),
-           201, "battle");
+    expect_status(
+        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                  "\"axis\":5},\"medals_to_win\":6}"),
+        201, "battle");
     r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
                   "{\"faces\":[\"flag\",\"flag\"]}");
     assert_problem(r, 401, "unauthorized"); /* the old link */
     http_free(r);
-    expect(camp_post(&api_daemon, &renewed, ALLIES, "/battles/1/reserve-roll",
-                     "{\"faces\":[\"flag\",\"flag\"]}"),
-           201, "the new link");
+    expect_status(camp_post(&api_daemon, &renewed, ALLIES, "/battles/1/reserve-roll",
+                            "{\"faces\":[\"flag\",\"flag\"]}"),
+                  201, "the new link");
     r = api(&api_daemon, "GET", "/api/v1/campaigns", NULL, ANYONE, NULL, NULL);
     http_free(r);
     /* The organizer's own key too: the old one stops. */

@@ -14,15 +14,12 @@ static char *other_db;
 
 static int suite_init(void)
 {
-    other_db = tk_new_database("api_import");
-    return daemon_start(&other, other_db, NULL) ? 0 : 1;
+    return other_daemon_start(&other, &other_db, "api_import");
 }
 
 static int suite_clean(void)
 {
-    int st = daemon_stop(&other, SIGTERM, 30);
-    free(other_db);
-    return st == 0 ? 0 : 1;
+    return other_daemon_stop(&other, &other_db);
 }
 
 static void must(struct http_resp *r, long status)

@@ -21,15 +21,12 @@ static char *other_db;
 
 static int suite_init(void)
 {
-    other_db = tk_new_database("api_integrity");
-    return daemon_start(&other, other_db, NULL) ? 0 : 1;
+    return other_daemon_start(&other, &other_db, "api_integrity");
 }
 
 static int suite_clean(void)
 {
-    int st = daemon_stop(&other, SIGTERM, 30);
-    free(other_db);
-    return st == 0 ? 0 : 1;
+    return other_daemon_stop(&other, &other_db);
 }
 
 /* Rows in every table of a database. */
@@ -473,23 +470,6 @@ static void test_only_known_fields_stored(void)
     CU_ASSERT(sql_long_on(other_db, sql) > 5);
 }
 
-static int run_verify(const char *json_text, char **out)
-{
-    char path[512], cmd[1200];
-    tk_out_path("integrity-export.json", path, sizeof path);
-    FILE *f = fopen(path, "w");
-    fputs(json_text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s/m44' verify '%s' 2>&1", tk_env("M44_TEST_BIN"), path);
-    FILE *p = popen(cmd, "r");
-    static char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, p);
-    buf[n] = '\0';
-    int st = pclose(p);
-    *out = buf;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /*
  * Finding 2, second half: a seed with an arbitrary commitment and no value, and "server" rolls
  * with chosen faces. They cannot be checked, so they are taken; but nothing may call them
@@ -526,7 +506,7 @@ static void test_unverifiable_is_not_verified(void)
     http_free(r);
     r = camp_get(&other, &c, "/export");
     char *out;
-    int st = run_verify(r->body, &out);
+    int st = m44_verify(r->body, &out);
     http_free(r);
     CU_ASSERT_EQUAL(st, 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "NOT VERIFIED"));

@@ -17,23 +17,12 @@ static char *other_db;
 
 static int suite_init(void)
 {
-    other_db = tk_new_database("api_rules");
-    return daemon_start(&other, other_db, NULL) ? 0 : 1;
+    return other_daemon_start(&other, &other_db, "api_rules");
 }
 
 static int suite_clean(void)
 {
-    int st = daemon_stop(&other, SIGTERM, 30);
-    free(other_db);
-    return st == 0 ? 0 : 1;
-}
-
-static void expect(struct http_resp *r, long status, const char *what)
-{
-    if (r->status != status)
-        fprintf(stderr, "\n%s: expected %ld, got %ld %s\n", what, status, r->status, r->body);
-    CU_ASSERT_EQUAL(r->status, status);
-    http_free(r);
+    return other_daemon_stop(&other, &other_db);
 }
 
 /* A table-dice campaign of `ruleset` with What-if on when faces are given for it. */
@@ -50,9 +39,9 @@ static void campaign(struct camp *c, const char *ruleset, int allies_tokens, int
     if (!wi)
         return;
     snprintf(body, sizeof body, "{\"faces\":[\"%s\"]}", allies_what_if);
-    expect(camp_post(&api_daemon, c, ALLIES, "/what-if", body), 201, "allies what-if");
+    expect_status(camp_post(&api_daemon, c, ALLIES, "/what-if", body), 201, "allies what-if");
     snprintf(body, sizeof body, "{\"faces\":[\"%s\"]}", axis_what_if);
-    expect(camp_post(&api_daemon, c, AXIS, "/what-if", body), 201, "axis what-if");
+    expect_status(camp_post(&api_daemon, c, AXIS, "/what-if", body), 201, "axis what-if");
 }
 
 static void new_battle(struct camp *c, const char *scenario, const char *first, const char *extra)
@@ -61,7 +50,7 @@ static void new_battle(struct camp *c, const char *scenario, const char *first, 
     snprintf(body, sizeof body,
              "{\"scenario\":\"%s\",\"first_player\":\"%s\",\"cards\":{\"allies\":5,\"axis\":5}%s}",
              scenario, first, extra ? extra : ",\"medals_to_win\":6");
-    expect(camp_post(&api_daemon, c, ORGANIZER, "/battles", body), 201, scenario);
+    expect_status(camp_post(&api_daemon, c, ORGANIZER, "/battles", body), 201, scenario);
 }
 
 /* Both sides roll their reserves at the table and take nothing. */
@@ -70,16 +59,16 @@ static void reserves(struct camp *c, int n, const char *allies, const char *axis
     char p[64], body[128];
     snprintf(p, sizeof p, "/battles/%d/reserve-roll", n);
     snprintf(body, sizeof body, "{\"faces\":[%s]}", allies);
-    expect(camp_post(&api_daemon, c, ALLIES, p, body), 201, "allies reserve roll");
+    expect_status(camp_post(&api_daemon, c, ALLIES, p, body), 201, "allies reserve roll");
     snprintf(body, sizeof body, "{\"faces\":[%s]}", axis);
-    expect(camp_post(&api_daemon, c, AXIS, p, body), 201, "axis reserve roll");
+    expect_status(camp_post(&api_daemon, c, AXIS, p, body), 201, "axis reserve roll");
 }
 
 static void choose_nothing(struct camp *c, int n, enum who who)
 {
     char p[64];
     snprintf(p, sizeof p, "/battles/%d/reserve-choice", n);
-    expect(camp_post(&api_daemon, c, who, p, "{\"options\":[]}"), 200, "take nothing");
+    expect_status(camp_post(&api_daemon, c, who, p, "{\"options\":[]}"), 200, "take nothing");
 }
 
 static void result(struct camp *c, int n, const char *winner, int allies, int axis)
@@ -88,7 +77,7 @@ static void result(struct camp *c, int n, const char *winner, int allies, int ax
     snprintf(p, sizeof p, "/battles/%d/result", n);
     snprintf(body, sizeof body, "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d}}",
              winner, allies, axis);
-    expect(camp_post(&api_daemon, c, ORGANIZER, p, body), 200, "result");
+    expect_status(camp_post(&api_daemon, c, ORGANIZER, p, body), 200, "result");
 }
 
 /* Whether a battle's list (effects, effects_at_result) names the event. */
@@ -135,9 +124,10 @@ static void test_cost_per_alternative(void)
     CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(sf, "costs"), 0)), 1);
     CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(sf, "costs"), 1)), 0);
     http_free(r);
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
-                     "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"elite-infantry\"}]}"),
-           200, "elite infantry for a token");
+    expect_status(
+        camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
+                  "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"elite-infantry\"}]}"),
+        200, "elite infantry for a token");
     CU_ASSERT_EQUAL(tokens(&c, "axis"), 0);
     /* With no token left, the elite infantry is refused and the air token is free. */
     struct camp d;
@@ -148,9 +138,9 @@ static void test_cost_per_alternative(void)
                   "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"elite-infantry\"}]}");
     assert_problem(r, 422, "not-enough-tokens");
     http_free(r);
-    expect(camp_post(&api_daemon, &d, AXIS, "/battles/1/reserve-choice",
-                     "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"air-sortie\"}]}"),
-           200, "air token free");
+    expect_status(camp_post(&api_daemon, &d, AXIS, "/battles/1/reserve-choice",
+                            "{\"options\":[{\"id\":\"star-flag@0+1\",\"grant\":\"air-sortie\"}]}"),
+                  200, "air token free");
     CU_ASSERT_EQUAL(tokens(&d, "axis"), 0);
 }
 
@@ -225,8 +215,8 @@ static void test_forward_command(void)
     r = camp_post(&api_daemon, &c, ALLIES, "/what-if", "{\"faces\":[\"flag\"]}");
     assert_problem(r, 409, "already-done");
     http_free(r);
-    expect(camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"flag\"]}"), 201,
-           "the Axis rolls again");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"flag\"]}"), 201,
+                  "the Axis rolls again");
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_STRING_EQUAL(http_str(r, "what_if_rolls.axis.again.event"), "cave-construction");
     CU_ASSERT_EQUAL(http_int(r, "what_if_rolls.axis.again.after_battle"), 1);
@@ -276,12 +266,12 @@ static void test_soviet_invasion(void)
     CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "axis");
     CU_ASSERT_TRUE(json_is_null(http_json_at(r, "commissar")));
     http_free(r);
-    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
-                     "{\"faces\":[\"infantry\",\"star\",\"flag\"]}"),
-           201, "allies victory events");
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
-                     "{\"faces\":[\"infantry\",\"star\"]}"),
-           201, "axis victory events");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
+                            "{\"faces\":[\"infantry\",\"star\",\"flag\"]}"),
+                  201, "allies victory events");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
+                            "{\"faces\":[\"infantry\",\"star\"]}"),
+                  201, "axis victory events");
     r = camp_get(&api_daemon, &c, "/battles/2");
     CU_ASSERT_STRING_EQUAL(http_str(r, "victory_events.instructions.0.roller"), "axis");
     CU_ASSERT_STRING_EQUAL(http_str(r, "victory_events.instructions.2.roller"), "allies");
@@ -299,8 +289,10 @@ static void test_soviet_invasion(void)
     r = camp_get(&api_daemon, &d, "/battles/1");
     CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "allies"); /* nothing rolled yet */
     http_free(r);
-    expect(camp_post(&api_daemon, &d, ALLIES, "/what-if", "{\"faces\":[\"armor\"]}"), 201, "wi");
-    expect(camp_post(&api_daemon, &d, AXIS, "/what-if", "{\"faces\":[\"flag\"]}"), 201, "wi");
+    expect_status(camp_post(&api_daemon, &d, ALLIES, "/what-if", "{\"faces\":[\"armor\"]}"), 201,
+                  "wi");
+    expect_status(camp_post(&api_daemon, &d, AXIS, "/what-if", "{\"faces\":[\"flag\"]}"), 201,
+                  "wi");
     r = camp_get(&api_daemon, &d, "/battles/1");
     CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "axis");
     CU_ASSERT_TRUE(json_is_null(http_json_at(r, "commissar")));
@@ -342,9 +334,9 @@ static void test_cb1_winner_and_two_stars(void)
     const char *winners[3] = {"allies", "allies", "axis"};
     for (int n = 1; n <= 3; n++) {
         /* "Scenario names match whole names, case and spacing ignored" (RULES.md 9). */
-        expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                         n == 1 ? "{\"scenario\":\" securing  the FLANK\"}" : "{}"),
-               201, "next scenario");
+        expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                                n == 1 ? "{\"scenario\":\" securing  the FLANK\"}" : "{}"),
+                      201, "next scenario");
         char p[64], body[320];
         if (n > 1) {
             snprintf(p, sizeof p, "/battles/%d/victory-events", n);
@@ -359,7 +351,8 @@ static void test_cb1_winner_and_two_stars(void)
                 for (long k = 0; k < dice && k < 30; k++)
                     strcat(faces, k ? ",\"flag\"" : "\"flag\"");
                 snprintf(body, sizeof body, "{\"faces\":[%s]}", faces);
-                expect(camp_post(&api_daemon, &c, s ? AXIS : ALLIES, p, body), 201, "victory");
+                expect_status(camp_post(&api_daemon, &c, s ? AXIS : ALLIES, p, body), 201,
+                              "victory");
             }
         }
         reserves(&c, n, "\"star\",\"star\"", "\"flag\",\"flag\"");
@@ -379,7 +372,7 @@ static void test_cb1_winner_and_two_stars(void)
                  "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d},"
                  "\"objective_medals\":{\"allies\":0,\"axis\":%d}}",
                  winners[n - 1], medals[n - 1][0], medals[n - 1][1], n == 3 ? 2 : 0);
-        expect(camp_post(&api_daemon, &c, ORGANIZER, p, body), 200, "cb1 result");
+        expect_status(camp_post(&api_daemon, &c, ORGANIZER, p, body), 200, "cb1 result");
     }
     struct http_resp *r = camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}");
     CU_ASSERT_EQUAL(r->status, 200);
@@ -443,24 +436,24 @@ static void test_results_that_cannot_be_right(void)
     }
     CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
     /* A scenario won by its special condition: the medals need not say so. */
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result",
-                     "{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2},"
-                     "\"sudden_death\":true}"),
-           200, "sudden death");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result",
+                            "{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2},"
+                            "\"sudden_death\":true}"),
+                  200, "sudden death");
     struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
     CU_ASSERT_TRUE(json_is_true(http_json_at(r, "result.sudden_death")));
     http_free(r);
     /* On several maps the medals to win are the maps' total (29): the loser may not reach it. */
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                     "{\"scenario\":\"Sword and Juno\",\"first_player\":\"allies\","
-                     "\"maps\":[\"Sword\",\"juno\"]}"),
-           201, "maps named in any case");
-    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
-                     "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
-           201, "ve");
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
-                     "{\"faces\":[\"flag\",\"flag\"]}"),
-           201, "ve");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                            "{\"scenario\":\"Sword and Juno\",\"first_player\":\"allies\","
+                            "\"maps\":[\"Sword\",\"juno\"]}"),
+                  201, "maps named in any case");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
+                            "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
+                  201, "ve");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
+                            "{\"faces\":[\"flag\",\"flag\"]}"),
+                  201, "ve");
     reserves(&c, 2, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
     choose_nothing(&c, 2, ALLIES);
     choose_nothing(&c, 2, AXIS);
@@ -534,12 +527,12 @@ static void test_held_tokens(void)
     campaign(&c, "standard", 2, 2, NULL, NULL);
     new_battle(&c, "A", "allies", NULL);
     reserves(&c, 1, "\"star\",\"star\"", "\"star\",\"star\"");
-    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
-                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
-           200, "an air token");
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
-                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"elite-armor\"}]}"),
-           200, "a unit, not kept");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
+                            "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
+                  200, "an air token");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice",
+                            "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"elite-armor\"}]}"),
+                  200, "a unit, not kept");
     struct http_resp *r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 1);
     CU_ASSERT_STRING_EQUAL(http_str(r, "sides.allies.held.0.grant"), "air-sortie");
@@ -552,7 +545,7 @@ static void test_held_tokens(void)
     r = camp_post(&api_daemon, &c, ALLIES, p, "{}");
     assert_problem(r, 403, "forbidden");
     http_free(r);
-    expect(camp_post(&api_daemon, &c, ORGANIZER, p, "{}"), 200, "used");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, p, "{}"), 200, "used");
     r = camp_post(&api_daemon, &c, ORGANIZER, p, "{}");
     assert_problem(r, 409, "already-done");
     http_free(r);
@@ -565,22 +558,22 @@ static void test_held_tokens(void)
     /* Another one, then the end: removed. */
     result(&c, 1, "allies", 6, 0);
     new_battle(&c, "B", "allies", NULL);
-    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
-                     "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
-           201, "ve");
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
-                     "{\"faces\":[\"flag\",\"flag\"]}"),
-           201, "ve");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
+                            "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
+                  201, "ve");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
+                            "{\"faces\":[\"flag\",\"flag\"]}"),
+                  201, "ve");
     reserves(&c, 2, "\"star\",\"star\"", "\"flag\",\"flag\"");
-    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/2/reserve-choice",
-                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
-           200, "another air token");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/reserve-choice",
+                            "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
+                  200, "another air token");
     choose_nothing(&c, 2, AXIS);
     result(&c, 2, "axis", 1, 6);
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 1);
     http_free(r);
-    expect(camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}"), 200, "finish");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/finish", "{}"), 200, "finish");
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 0);
     http_free(r);
@@ -632,8 +625,9 @@ static void test_naval_struggle_and_night_attacks(void)
     r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/pick", "{\"event\":\"night-attacks\"}");
     assert_problem(r, 403, "forbidden");
     http_free(r);
-    expect(camp_post(&api_daemon, &c, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}"),
-           200, "picked");
+    expect_status(
+        camp_post(&api_daemon, &c, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}"), 200,
+        "picked");
     CU_ASSERT_TRUE(lists(&c, 1, "effects", "night-attacks"));
     r = camp_post(&api_daemon, &c, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}");
     assert_problem(r, 409, "already-done");
@@ -642,9 +636,9 @@ static void test_naval_struggle_and_night_attacks(void)
     assert_problem(r, 400, "invalid-field");
     http_free(r);
     reserves(&c, 1, "\"star\",\"star\"", "\"flag\",\"flag\"");
-    expect(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
-                     "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
-           200, "allies air");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
+                            "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
+                  200, "allies air");
     choose_nothing(&c, 1, AXIS);
     result(&c, 1, "axis", 2, 6);
     /* A battle is picked before it starts, never once it is being played or over. */

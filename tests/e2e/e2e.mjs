@@ -94,7 +94,7 @@ async function checkWords(page, name) {
   if (page.isClosed()) return;
   if (!dashedIds) {
     const rulesetIds = (await apiGet('/rulesets')).map((r) => r.id);
-    const ids = new Set(rulesetIds);
+    const ids = new Set([...rulesetIds, ...(await apiGet('/grand-rulesets')).map((g) => g.id)]);
     for (const rid of rulesetIds) {
       const doc = await apiGet(`/rulesets/${rid}`);
       for (const g of Object.keys(doc.grants || {})) ids.add(g);
@@ -720,6 +720,88 @@ try {
   await fAllies.context().setOffline(false);
   await fAllies.waitForSelector('#sec-now', { timeout: 10000 });
   check(true, 'offline, the page comes up from the phone and says so; back online it shows the campaign');
+
+  // ---- a grand campaign, created from the home page, played into its second campaign ----
+  const gHome = await newPage(desk, 'grand-home');
+  await gHome.goto(`${BASE}/`);
+  await gHome.waitForSelector('#grand-card');
+  await gHome.click('#grand-card summary');
+  await gHome.selectOption('#grand-ruleset', 'island-hoppers-grand');
+  check((await text(gHome, '#grand-about')).includes('Guadalcanal, Marshall Islands'), 'the grand campaign\'s campaigns are named, in order');
+  await gHome.fill('#grand-name', 'Pacific "war"');
+  await gHome.fill('#grand-player-allies', 'Ann');
+  await gHome.fill('#grand-player-axis', 'Bob');
+  await gHome.click('#create-grand');
+  await gHome.waitForSelector('#link-organizer');
+  const gLinks = {};
+  for (const r of ['organizer', 'allies', 'axis']) gLinks[r] = await gHome.inputValue(`#link-${r}`);
+  check(Object.values(gLinks).every((l) => /\/g\/[0-9a-f-]{36}#key=[A-Za-z0-9_-]{43}$/.test(l)), 'a grand campaign: three links, to its page, each with its key');
+  const gid = gLinks.organizer.match(/\/g\/([0-9a-f-]{36})/)[1];
+  const gOrg = await newPage(desk, 'grand-organizer');
+  await gOrg.goto(gLinks.organizer);
+  await gOrg.waitForSelector('#start-next');
+  check((await text(gOrg, '#start-next')).includes('Guadalcanal'), 'the organizer starts the first campaign from the grand campaign page');
+  await gOrg.click('#start-next');
+  await gOrg.waitForSelector('#open-current');
+  await shotBoth(gOrg, '18-grand');
+  // The group's chat: a link to this machine is refused by default, and the page says why.
+  await openAll(gOrg);
+  await gOrg.fill('#chat-url', 'http://127.0.0.1:9/hook');
+  await gOrg.click('#chat-save');
+  await gOrg.waitForFunction(() => (document.querySelector('#chat-error') || {}).textContent?.includes('private'), null, { timeout: 15000 });
+  check((await text(gOrg, '#chat-state')).includes('127.0.0.1') && !(await gOrg.evaluate(() => document.body.innerText.includes('/hook'))), 'the chat shows its host only, and why a message was not delivered');
+  // Each role opens the campaign being played from the grand campaign's page, with its key.
+  const side = {};
+  for (const r of ['organizer', 'allies', 'axis']) {
+    const p = r === 'organizer' ? await newPage(desk, 'grand-c-organizer') : await newPage(phone, `grand-c-${r}`);
+    await p.goto(gLinks[r]);
+    await p.waitForSelector('#open-current');
+    await p.click('#open-current');
+    await p.waitForSelector('#role');
+    check((await text(p, '#role')).includes(r === 'organizer' ? 'Organizer' : r === 'allies' ? 'Allies' : 'Axis') && (await text(p, '#grand-link')).includes('Campaign 1 of 4'), `the ${r} link of the grand campaign works in its first campaign`);
+    side[r] = p;
+  }
+  const cOrg = side.organizer;
+  await cOrg.fill('#battle-scenario', 'Henderson Field');
+  await cOrg.selectOption('#battle-first', 'axis');
+  await cOrg.fill('#battle-medals', '6');
+  await cOrg.click('#create-battle');
+  for (const r of ['allies', 'axis']) {
+    await side[r].waitForSelector('#roll-reserve-roll', { timeout: 5000 });
+    await side[r].click('#roll-reserve-roll');
+    await side[r].waitForSelector('#confirm-choice');
+    await side[r].click('#confirm-choice');
+    await side[r].waitForSelector('#act-reserve-choice', { state: 'detached' });
+  }
+  await cOrg.waitForSelector('#act-result', { timeout: 5000 });
+  await cOrg.selectOption('#result-winner', 'allies');
+  await cOrg.fill('#result-medals-allies', '6');
+  await cOrg.fill('#result-medals-axis', '3');
+  await cOrg.click('#record-result');
+  await cOrg.click('#confirm-result');
+  await cOrg.waitForSelector('#finish');
+  await cOrg.click('#finish');
+  await cOrg.click('#confirm-finish');
+  // The grand campaign's page learns of it live: 1 battle to 0 is a Major victory, 2 points.
+  await gOrg.waitForSelector('#start-next', { timeout: 10000 });
+  const first = gOrg.locator('#grand-campaigns li[data-place="1"]');
+  check(await first.getAttribute('data-status') === 'finished' && await first.getAttribute('data-winner') === 'allies' && await first.getAttribute('data-points') === '2',
+    `campaign 1 shows the Allies' win and its 2 points (${await first.innerText()})`);
+  check((await first.innerText()).includes('Major'), 'with its grade, in words');
+  check(await text(gOrg, '#grand-standing-allies [data-stat="points"]') === '2' && await text(gOrg, '#grand-standing-axis [data-stat="points"]') === '0', 'the standing: Allies 2 points, Axis 0');
+  const pts = await gOrg.locator('#points-chart circle.point[data-side="allies"]').evaluateAll((els) => els.map((e) => e.dataset.value));
+  check(pts.join(',') === '0,2', `the points chart: Allies 0 at the start, 2 after Guadalcanal (${pts.join(',')})`);
+  check(await gOrg.locator('#grand-timeline li').count() === 1 && (await text(gOrg, '#grand-timeline li')).includes('Henderson Field'), 'the timeline has the battle');
+  check((await text(gOrg, '#start-next')).includes('Marshall Islands'), 'the next campaign is Marshall Islands');
+  await gOrg.click('#start-next');
+  await gOrg.waitForFunction(() => (document.querySelector('#current') || {}).textContent?.includes('Marshall Islands'), null, { timeout: 5000 });
+  await gOrg.click('#open-current');
+  await gOrg.waitForSelector('#grand-link');
+  check((await text(gOrg, '#grand-link')).includes('Campaign 2 of 4') && (await text(gOrg, 'h1')).includes('Marshall Islands'), 'the second campaign is under way, with the same key');
+  check((await text(gOrg, '#role')).includes('Organizer'), 'the organizer is the organizer there too');
+  const gApi = await apiGet(`/grand-campaigns/${gid}`);
+  check(gApi.campaigns[1].status === 'active' && gApi.points.allies === 2, 'the API agrees: campaign 2 active, Allies 2 points');
+  await shotBoth(gOrg, '19-grand-second-campaign');
 
   // No internal id, file name or field path in any page's text.
   for (const [name, page] of pages) await checkWords(page, name);

@@ -22,6 +22,7 @@ void register_whatif_tests(void);
 void register_outcome_tests(void);
 void register_load_tests(void);
 void register_cli_tests(void);
+void register_grand_tests(void);
 
 int main(void)
 {
@@ -30,10 +31,10 @@ int main(void)
         fprintf(stderr, "cannot load the built-in rulesets: %s\n", err);
         return 1;
     }
-    const tk_register_fn suites[] = {register_dice_tests,   register_reserve_tests,
-                                     register_choice_tests, register_victory_tests,
-                                     register_whatif_tests, register_outcome_tests,
-                                     register_load_tests,   register_cli_tests};
+    const tk_register_fn suites[] = {
+        register_dice_tests,    register_reserve_tests, register_choice_tests,
+        register_victory_tests, register_whatif_tests,  register_outcome_tests,
+        register_load_tests,    register_cli_tests,     register_grand_tests};
     int rc = tk_run("rules", suites, (int)(sizeof suites / sizeof suites[0]));
     rulesets_free(&test_rulesets);
     return rc;

@@ -36,21 +36,51 @@ static void test_rulesets(void)
     char *out;
     CU_ASSERT_EQUAL(m44("rulesets --json", &out), 0);
     json_t *j = json_loads(out, 0, NULL);
-    CU_ASSERT_EQUAL(json_array_size(j), 11);
-    bool found = false;
+    CU_ASSERT_EQUAL(json_array_size(j), 11 + 2); /* the rulesets, then the grand rulesets */
+    bool found = false, grand = false;
     size_t i;
     json_t *e;
     json_array_foreach(j, i, e)
     {
         CU_ASSERT_EQUAL(json_object_size(e), 3);
-        if (strcmp(json_string_value(json_object_get(e, "id")), "fall-of-poland") == 0) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        if (strcmp(id, "fall-of-poland") == 0) {
             found = true;
             CU_ASSERT_TRUE(json_is_true(json_object_get(e, "what_if")));
         }
+        if (strcmp(id, "cb1-normandy-grand") == 0) {
+            /* Campaign Book 1's five Normandy campaigns, in book order. */
+            const char *book[] = {"cb1-flanking-caen", "cb1-the-breakout", "cb1-taking-caen",
+                                  "cb1-early-falaise", "cb1-falaise"};
+            json_t *c = json_object_get(e, "campaigns");
+            grand = json_array_size(c) == 5;
+            for (size_t k = 0; grand && k < 5; k++)
+                grand = strcmp(json_string_value(json_array_get(c, k)), book[k]) == 0;
+        }
     }
     CU_ASSERT_TRUE(found);
+    CU_ASSERT_TRUE(grand);
     json_decref(j);
     free(out);
+    /* A broken grand ruleset in --rulesets-dir is named, with its path and reason. */
+    char dir[] = "/tmp/m44-cli-grand.XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    char file[128], args[256];
+    snprintf(file, sizeof file, "%s/ours.json", dir);
+    FILE *f = fopen(file, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("{\"id\":\"ours\",\"name\":\"Ours\",\"description\":\"x\",\"campaigns\":[{\"ruleset\":"
+          "\"nope\",\"name\":\"A\"}],\"grades\":[{\"name\":\"Minor\",\"min_ratio\":0,"
+          "\"points\":1}]}",
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "rulesets --rulesets-dir %s", dir);
+    CU_ASSERT_EQUAL(m44(args, &out), 1);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(out, "ours.json: $.campaigns[0].ruleset: \"nope\" is not a ruleset"));
+    free(out);
+    unlink(file);
+    rmdir(dir);
 }
 
 static void test_explain_json_is_the_api_shape(void)

@@ -1,5 +1,5 @@
-/* Unit tests: configuration, router, error helper, OpenAPI document, standings cache, and the
- * test runner itself. */
+/* Unit tests: configuration, router, error helper, OpenAPI document, standings cache, the
+ * chat's links and addresses, and the test runner itself. */
 #include "tests/common/testkit.h"
 
 #include <string.h>
@@ -10,6 +10,7 @@ void register_problem_tests(void);
 void register_openapi_tests(void);
 void register_cache_tests(void);
 void register_testkit_tests(void);
+void register_chat_tests(void);
 int testkit_child(const char *which);
 
 int main(int argc, char **argv)
@@ -18,6 +19,7 @@ int main(int argc, char **argv)
         return testkit_child(argv[2]); /* see test_testkit.c */
     const tk_register_fn suites[] = {register_config_tests,  register_router_tests,
                                      register_problem_tests, register_openapi_tests,
-                                     register_cache_tests,   register_testkit_tests};
+                                     register_cache_tests,   register_testkit_tests,
+                                     register_chat_tests};
     return tk_run("unit", suites, (int)(sizeof suites / sizeof suites[0]));
 }

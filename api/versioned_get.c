@@ -1,0 +1,129 @@
+/* GET of a versioned resource, with ETag and long polling (see api/versioned_get.h). */
+#include "api/versioned_get.h"
+
+#include "api/cache.h"
+#include "api/common.h"
+#include "api/server.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -1: no such thing; -2: database failure (res set). */
+static long long current_version(const struct versioned *v, const char *id, enum db_result *res)
+{
+    struct db *db = db_thread();
+    *res = DB_OK;
+    if (!db_ensure(db)) {
+        *res = DB_UNAVAILABLE;
+        return -2;
+    }
+    PGresult *r = v->version(db, id);
+    if (!r && !db_ensure(db)) {
+        *res = DB_UNAVAILABLE;
+        return -2;
+    }
+    if (!r)
+        r = v->version(db, id); /* once more on a fresh connection */
+    if (!r) {
+        *res = DB_FAILED;
+        return -2;
+    }
+    long long version = PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    return version;
+}
+
+static bool etag_matches(const char *header, const char *etag)
+{
+    return header && (strstr(header, etag) || strcmp(header, "*") == 0);
+}
+
+/* ?wait=N: false when it is malformed or out of range. */
+static bool wait_param(const struct req *r, long *wait)
+{
+    *wait = 0;
+    const char *w = req_query(r, "wait");
+    if (!w)
+        return true;
+    char *end;
+    *wait = strtol(w, &end, 10);
+    return *w && !*end && *wait >= 0 && *wait <= (long)http_options()->max_wait;
+}
+
+enum answer { ANSWERED, PARK, RENDER };
+
+/* What the version alone answers: 304, a long poll to park, or the rendering from the cache. */
+static enum answer answer(struct req *r, long long version, long wait)
+{
+    char etag[40];
+    etag_of(version, etag, sizeof etag);
+    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
+    if (etag_matches(req_header(r, "If-None-Match"), etag)) {
+        if (wait > 0 && !r->waited)
+            return PARK;
+        reply_empty(r, 304, headers);
+        return ANSWERED;
+    }
+    char *body;
+    size_t len;
+    if (!cache_get(r->params[0], version, &body, &len))
+        return RENDER;
+    reply_bytes(r, 200, "application/json", body, len, headers);
+    free(body);
+    return ANSWERED;
+}
+
+bool versioned_get_by_version(struct req *r, long long version)
+{
+    long wait;
+    return wait_param(r, &wait) && answer(r, version, wait) == ANSWERED;
+}
+
+void versioned_get(struct req *r, const struct versioned *v)
+{
+    if (!check_campaign_id(r))
+        return;
+    const char *id = r->params[0];
+    long wait;
+    if (!wait_param(r, &wait)) {
+        reply_problem_extra(r, PROBLEM_INVALID_PARAMETER, json_pack("{s:s}", "field", "wait"),
+                            "wait must be a number of seconds from 0 to %u.",
+                            http_options()->max_wait);
+        return;
+    }
+    enum db_result res;
+    long long version = current_version(v, id, &res);
+    if (version == -2) {
+        reply_db_failure(r, res);
+        return;
+    }
+    if (version < 0) {
+        reply_problem(r, PROBLEM_NOT_FOUND, "%s", v->missing);
+        return;
+    }
+    switch (answer(r, version, wait)) {
+    case ANSWERED:
+        return;
+    case PARK:
+        /* Unchanged: wait for a change (the worker parks the request). */
+        r->park_seconds = (double)wait;
+        r->park_version = version;
+        snprintf(r->park_campaign, sizeof r->park_campaign, "%s", id);
+        return;
+    case RENDER:
+        break;
+    }
+    char *body = NULL;
+    long long at = 0;
+    if (!v->render(r, &body, &at)) {
+        free(body);
+        return;
+    }
+    cache_put(id, at, body, strlen(body));
+    char etag[40];
+    etag_of(at, etag, sizeof etag);
+    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
+    reply_bytes(r, 200, "application/json", body, strlen(body), headers);
+    free(body);
+}

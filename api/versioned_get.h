@@ -1,0 +1,26 @@
+/*
+ * GET of a resource with a version (a campaign's standing, a grand campaign's): the version is
+ * the ETag; If-None-Match with it gets 304, or, with ?wait=N (seconds, up to --max-wait), waits
+ * until the version moves (long polling). A rendering is cached by id and version, so a
+ * repeated GET is one primary-key lookup.
+ */
+#ifndef M44_API_VERSIONED_GET_H
+#define M44_API_VERSIONED_GET_H
+
+#include "api/http.h"
+#include "db/db.h"
+
+struct versioned {
+    const char *missing; /* the 404's detail, e.g. "There is no campaign with that id." */
+    PGresult *(*version)(struct db *db, const char *id); /* one row: the version */
+    /* The rendering of params[0] and the version it is of; false when it replied itself. */
+    bool (*render)(struct req *r, char **body, long long *version);
+};
+
+void versioned_get(struct req *r, const struct versioned *v);
+
+/* The same, answered from the version alone where it can be (304, or the cached rendering);
+ * false, with nothing replied, when it needs versioned_get. */
+bool versioned_get_by_version(struct req *r, long long version);
+
+#endif

@@ -1,0 +1,101 @@
+/* Statements on grand campaigns (RULES.md 8): the row, its campaigns, its keys, its version. */
+#include "db/store.h"
+
+static struct db_statement st_insert = {
+    "grand_insert",
+    "INSERT INTO grand_campaigns (id, name, grand_ruleset, what_if, dice, player_allies, "
+    "player_axis, organizer_key_hash, allies_key_hash, axis_key_hash) VALUES ($1::uuid, $2, $3, "
+    "$4::boolean, $5, $6, $7, decode($8, 'hex'), decode($9, 'hex'), decode($10, 'hex'))",
+    10, 0};
+
+long db_grand_insert(struct db *db, const char *const p[10])
+{
+    return db_command(db, &st_insert, p);
+}
+
+/* The row, then its campaigns as [id, place, version] in order. */
+#define GRAND_COLUMNS                                                                              \
+    "g.id, g.name, g.grand_ruleset, g.what_if, g.dice, g.player_allies, g.player_axis, "           \
+    "encode(g.allies_key_hash, 'hex'), encode(g.axis_key_hash, 'hex'), "                           \
+    "encode(g.organizer_key_hash, 'hex'), encode(g.allies_key_prev, 'hex'), "                      \
+    "encode(g.axis_key_prev, 'hex'), encode(g.organizer_key_prev, 'hex'), g.version, " DB_TS(      \
+        "g.created_at") ", g.webhook_url, g.webhook_kind, "                                        \
+                        "coalesce((SELECT json_agg(json_build_array(c.id, c.grand_index, "         \
+                        "c.version) ORDER BY c.grand_index) FROM campaigns c "                     \
+                        "WHERE c.grand_campaign_id = g.id), '[]')"
+static struct db_statement st_get = {
+    "grand_get", "SELECT " GRAND_COLUMNS " FROM grand_campaigns g WHERE g.id = $1::uuid", 1, 0};
+static struct db_statement st_lock = {
+    "grand_lock",
+    "SELECT " GRAND_COLUMNS " FROM grand_campaigns g WHERE g.id = $1::uuid FOR UPDATE OF g", 1, 0};
+/* Its campaigns first: a write to one of them locks the campaign, then the grand campaign (its
+ * version), so a grand campaign's writes take the same order and never deadlock with them. */
+static struct db_statement st_lock_members = {
+    "grand_lock_members",
+    "SELECT count(*) FROM (SELECT 1 FROM campaigns WHERE grand_campaign_id = $1::uuid ORDER BY id "
+    "FOR UPDATE) m",
+    1, 0};
+
+PGresult *db_grand_get(struct db *db, const char *id, bool lock)
+{
+    const char *p[] = {id};
+    if (lock) {
+        PGresult *m = db_exec(db, &st_lock_members, p);
+        if (!m)
+            return NULL;
+        PQclear(m);
+    }
+    return db_exec(db, lock ? &st_lock : &st_get, p);
+}
+
+static struct db_statement st_bump = {
+    "grand_bump",
+    "WITH u AS (UPDATE grand_campaigns SET version = version + 1 WHERE id = $1::uuid AND "
+    "version = $2::bigint RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'grand_bump') FROM u",
+    2, 0};
+
+bool db_grand_bump(struct db *db, const char *id, const char *version)
+{
+    const char *p[] = {id, version};
+    return db_defer(db, &st_bump, p);
+}
+
+/* A role's key replaced in the grand campaign and every campaign of it ($2: the role). */
+#define KEY_SET(table, where)                                                                      \
+    "UPDATE " table " SET "                                                                        \
+    "organizer_key_prev = CASE WHEN $2 = 'organizer' THEN organizer_key_hash "                     \
+    "ELSE organizer_key_prev END, "                                                                \
+    "allies_key_prev = CASE WHEN $2 = 'allies' THEN allies_key_hash ELSE allies_key_prev END, "    \
+    "axis_key_prev = CASE WHEN $2 = 'axis' THEN axis_key_hash ELSE axis_key_prev END, "            \
+    "organizer_key_hash = CASE WHEN $2 = 'organizer' THEN decode($3, 'hex') "                      \
+    "ELSE organizer_key_hash END, "                                                                \
+    "allies_key_hash = CASE WHEN $2 = 'allies' THEN decode($3, 'hex') ELSE allies_key_hash END, "  \
+    "axis_key_hash = CASE WHEN $2 = 'axis' THEN decode($3, 'hex') ELSE axis_key_hash END "         \
+    "WHERE " where
+static struct db_statement st_key_set = {
+    "grand_key_set",
+    "WITH c AS (" KEY_SET(
+        "campaigns",
+        "grand_campaign_id = $1::uuid") " RETURNING 1), "
+                                        "g AS (" KEY_SET(
+                                            "grand_campaigns",
+                                            "id = $1::uuid") " RETURNING 1) "
+                                                             "SELECT m44_expect_rows((SELECT "
+                                                             "count(*) FROM g), 1, "
+                                                             "'grand_key_set')",
+    3, 0};
+
+bool db_grand_key_set(struct db *db, const char *grand, const char *role, const char *hash_hex)
+{
+    const char *p[] = {grand, role, hash_hex};
+    return db_defer(db, &st_key_set, p);
+}
+
+static struct db_statement st_version = {
+    "grand_version", "SELECT version FROM grand_campaigns WHERE id = $1::uuid", 1, 0};
+
+PGresult *db_grand_version(struct db *db, const char *id)
+{
+    const char *p[] = {id};
+    return db_exec(db, &st_version, p);
+}

@@ -1,0 +1,127 @@
+/* Statements on the group's chat (README, "The group's chat"): the webhook URLs, and the
+ * outbox of messages a worker delivers in order, each chat's one at a time. */
+#include "db/store.h"
+
+/* ---- setting a chat ---- */
+
+static struct db_statement st_campaign_set = {
+    "chat_campaign_set",
+    "WITH u AS (UPDATE campaigns SET webhook_url = $2, webhook_kind = $3 WHERE id = $1::uuid "
+    "RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'chat_campaign_set') FROM u",
+    3, 0};
+static struct db_statement st_grand_set = {
+    "chat_grand_set",
+    "WITH u AS (UPDATE grand_campaigns SET webhook_url = $2, webhook_kind = $3 "
+    "WHERE id = $1::uuid RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'chat_grand_set') FROM u",
+    3, 0};
+
+bool db_chat_set(struct db *db, bool grand, const char *id, const char *url, const char *kind)
+{
+    const char *p[] = {id, url, kind};
+    return db_defer(db, grand ? &st_grand_set : &st_campaign_set, p);
+}
+
+/* Messages not yet delivered follow the chat to its new URL, or are not sent when it is gone. */
+static struct db_statement st_reroute = {
+    "outbox_reroute",
+    "UPDATE outbox SET url = $2, kind = $3, next_at = now() WHERE scope = $1::uuid "
+    "AND state = 'pending'",
+    3, 0};
+static struct db_statement st_drop = {
+    "outbox_drop",
+    "UPDATE outbox SET state = 'failed', last_error = $2 WHERE scope = $1::uuid "
+    "AND state = 'pending'",
+    2, 0};
+
+bool db_outbox_reroute(struct db *db, const char *scope, const char *url, const char *kind,
+                       const char *why_dropped)
+{
+    if (!url) {
+        const char *p[] = {scope, why_dropped};
+        return db_defer(db, &st_drop, p);
+    }
+    const char *p[] = {scope, url, kind};
+    return db_defer(db, &st_reroute, p);
+}
+
+/* ---- writing a message ---- */
+
+static struct db_statement st_insert = {
+    "outbox_insert",
+    "INSERT INTO outbox (scope, campaign_id, url, kind, message) VALUES ($1::uuid, $2::uuid, $3, "
+    "$4, $5::jsonb || jsonb_build_object('at', " DB_TS("now()") "))",
+    5, 0};
+
+bool db_outbox_insert(struct db *db, const char *const p[5])
+{
+    return db_defer(db, &st_insert, p);
+}
+
+/* ---- delivering ---- */
+
+/*
+ * Up to $1 due messages, each the first not yet delivered of its chat, leased for $2 seconds
+ * (next_at moves past the lease: should this process die while sending, the message is sent
+ * again once it ends). SKIP LOCKED: other workers, in this process or another, take others.
+ */
+static struct db_statement st_claim = {
+    "outbox_claim",
+    "WITH due AS (SELECT o.id FROM outbox o WHERE o.state = 'pending' AND o.next_at <= now() "
+    "AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.scope = o.scope AND p.state = 'pending' "
+    "AND p.id < o.id) ORDER BY o.next_at, o.id LIMIT $1::int FOR UPDATE SKIP LOCKED) "
+    "UPDATE outbox o SET attempts = o.attempts + 1, next_at = now() + make_interval(secs => "
+    "$2::int) FROM due WHERE o.id = due.id RETURNING o.id, o.url, o.kind, o.message::text, "
+    "o.attempts",
+    2, 0};
+
+PGresult *db_outbox_claim(struct db *db, const char *limit, const char *lease_seconds)
+{
+    const char *p[] = {limit, lease_seconds};
+    return db_exec(db, &st_claim, p);
+}
+
+static struct db_statement st_delivered = {
+    "outbox_delivered",
+    "UPDATE outbox SET state = 'delivered', delivered_at = now(), last_error = NULL "
+    "WHERE id = $1::bigint AND state = 'pending'",
+    1, 0};
+/* $2: seconds to wait, or NULL: give up. */
+static struct db_statement st_retry = {
+    "outbox_retry",
+    "UPDATE outbox SET last_error = $3, state = CASE WHEN $2::int IS NULL THEN 'failed' ELSE "
+    "'pending' END, next_at = now() + make_interval(secs => coalesce($2::int, 0)) "
+    "WHERE id = $1::bigint AND state = 'pending'",
+    3, 0};
+
+bool db_outbox_delivered(struct db *db, const char *id)
+{
+    const char *p[] = {id};
+    return db_command(db, &st_delivered, p) >= 0;
+}
+
+bool db_outbox_retry(struct db *db, const char *id, const char *wait_seconds, const char *error)
+{
+    const char *p[] = {id, wait_seconds, error};
+    return db_command(db, &st_retry, p) >= 0;
+}
+
+/* ---- status ---- */
+
+static struct db_statement st_status = {
+    "outbox_status",
+    "SELECT count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = "
+    "'delivered'), count(*) FILTER (WHERE state = 'failed'), " DB_TS(
+        "max(delivered_at)") ", (SELECT last_error FROM outbox e WHERE e.scope = $1::uuid AND "
+                             "e.state <> 'delivered' AND e.last_error IS NOT NULL ORDER BY e.id "
+                             "DESC LIMIT 1), " DB_TS(
+                                 "min(next_at) FILTER (WHERE state = "
+                                 "'pending' AND attempts > 0)") " "
+                                                                "FROM outbox WHERE scope = "
+                                                                "$1::uuid",
+    1, 0};
+
+PGresult *db_outbox_status(struct db *db, const char *scope)
+{
+    const char *p[] = {scope};
+    return db_exec(db, &st_status, p);
+}

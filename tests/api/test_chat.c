@@ -1,0 +1,511 @@
+/*
+ * The group's chat: a campaign's (or grand campaign's) webhook, told of every roll, choice and
+ * result. A real chat stand-in (tests/common/receiver.c) listens on 127.0.0.1; m44d runs with
+ * --chat-private allow (so it may post there) and short retries, on a database of its own.
+ */
+#include "tests/api/client.h"
+#include "tests/common/receiver.h"
+#include "tests/common/testkit.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct daemon chatd;
+static char *chat_db;
+static struct receiver *rx;
+static const char *const chat_args[] = {
+    "--chat-private", "allow", "--chat-retry-max", "1", "--chat-timeout", "2", NULL};
+
+static int suite_init(void)
+{
+    chat_db = tk_new_database("api_chat");
+    rx = receiver_start(0);
+    return rx && daemon_start(&chatd, chat_db, chat_args) ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    int st = daemon_stop(&chatd, SIGTERM, 30);
+    receiver_free(rx);
+    free(chat_db);
+    return st == 0 ? 0 : 1;
+}
+
+static void hook_url(const char *path, char *out, size_t len)
+{
+    snprintf(out, len, "http://127.0.0.1:%d%s", receiver_port(rx), path);
+}
+
+static struct http_resp *set_chat(const struct daemon *d, const struct camp *c, enum who who,
+                                  const char *path, const char *kind)
+{
+    char url[200], body[400];
+    hook_url(path, url, sizeof url);
+    if (kind)
+        snprintf(body, sizeof body, "{\"url\":\"%s\",\"kind\":\"%s\"}", url, kind);
+    else
+        snprintf(body, sizeof body, "{\"url\":\"%s\"}", url);
+    return camp_post(d, c, who, "/webhook", body);
+}
+
+static struct http_resp *chat_status(const struct daemon *d, const struct camp *c)
+{
+    char path[200];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/webhook", c->id);
+    return api(d, "GET", path, c, ORGANIZER, NULL, NULL);
+}
+
+/* Waits until the chat's status says `field` reached `n` (or the time ran out); its value. */
+static long long wait_status(const struct daemon *d, const struct camp *c, const char *field,
+                             long long n, int timeout_s)
+{
+    long long v = -1;
+    for (int i = 0; i < timeout_s * 10; i++) {
+        struct http_resp *r = chat_status(d, c);
+        v = r->status == 200 ? http_int(r, field) : -1;
+        http_free(r);
+        if (v >= n)
+            break;
+        usleep(100 * 1000);
+    }
+    return v;
+}
+
+/* The i-th message the chat got, as JSON (the generic body); NULL when none. */
+static json_t *msg(int i)
+{
+    const char *b = receiver_body(rx, i);
+    return b ? json_loads(b, 0, NULL) : NULL;
+}
+
+static const char *mstr(json_t *m, const char *k)
+{
+    const char *s = json_string_value(json_object_get(m, k));
+    return s ? s : "";
+}
+
+/* Checks messages [from, from + n) of the chat: events in this order, each text containing
+ * its `words`, each id once and rising, each sent with its own Idempotency-Key. */
+static void check_messages(int from, int n, const char *const *events, const char *const *words,
+                           const char *campaign_id)
+{
+    long long last = -1;
+    for (int i = 0; i < n; i++) {
+        json_t *m = msg(from + i);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        if (strcmp(mstr(m, "event"), events[i]) != 0 || !strstr(mstr(m, "text"), words[i]))
+            fprintf(stderr, "\nmessage %d: wanted %s with \"%s\", got %s\n", from + i, events[i],
+                    words[i], receiver_body(rx, from + i));
+        CU_ASSERT_STRING_EQUAL(mstr(m, "event"), events[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(mstr(m, "text"), words[i]));
+        if (campaign_id)
+            CU_ASSERT_STRING_EQUAL(mstr(json_object_get(m, "campaign"), "id"), campaign_id);
+        long long id = json_integer_value(json_object_get(m, "id"));
+        CU_ASSERT(id > last);
+        last = id;
+        char key[64];
+        snprintf(key, sizeof key, "m44d-msg-%lld", id);
+        CU_ASSERT_STRING_EQUAL(receiver_key(rx, from + i), key);
+        json_decref(m);
+    }
+}
+
+static const char *const CREATE =
+    "{\"name\":\"Chat night\",\"ruleset\":\"standard\",\"dice\":\"table\","
+    "\"reserve_tokens\":{\"allies\":2,\"axis\":2},\"players\":{\"allies\":\"Ann\","
+    "\"axis\":\"Bob\"}}";
+
+/* Battle 1 (Sainte-Mère-Église), both reserve rolls at the table, both choices, the result:
+ * each step a message. */
+static const char *const PLAY_EVENTS[] = {"battle_created", "reserve",        "reserve",
+                                          "reserve_choice", "reserve_choice", "result"};
+static const char *const PLAY_WORDS[] = {
+    "Battle 1 set up: Sainte-Mère-Église. Allies move first.",
+    "Allies rolled their reserves for battle 1 (at the table): grenade, flag.",
+    "Axis rolled their reserves for battle 1 (at the table): grenade, star.",
+    "Allies rolled their reserves for battle 1: grenade, flag: took ",
+    "Axis rolled their reserves for battle 1: grenade, star: took an Elite armor unit (",
+    "Battle 1 (Sainte-Mère-Église): Allies won, 4 medals to 2."};
+
+static void play_battle(const struct daemon *d, const struct camp *c, int upto)
+{
+    const char *const steps[][3] = {
+        {"/battles",
+         "{\"scenario\":\"Sainte-Mère-Église\",\"first_player\":\"allies\","
+         "\"cards\":{\"allies\":5,\"axis\":4},\"medals_to_win\":4}",
+         "o"},
+        {"/battles/1/reserve-roll", "{\"faces\":[\"grenade\",\"flag\"]}", "1"},
+        {"/battles/1/reserve-roll", "{\"faces\":[\"grenade\",\"star\"]}", "2"},
+        {"/battles/1/reserve-choice",
+         "{\"options\":[{\"id\":\"grenade@0\",\"grant\":\"artillery\"},{\"id\":\"flag@1\"}]}", "1"},
+        {"/battles/1/reserve-choice",
+         "{\"options\":[{\"id\":\"star-grenade@0+1\",\"grant\":\"elite-armor\"}]}", "2"},
+        {"/battles/1/result",
+         "{\"winner\":\"allies\",\"medals\":{\"allies\":4,\"axis\":2},\"undeployed_reserves\":"
+         "{\"allies\":0,\"axis\":0},\"objective_medals\":{\"allies\":1,\"axis\":0}}",
+         "o"},
+    };
+    const long want[] = {201, 201, 201, 200, 200, 200};
+    for (int i = 0; i < upto; i++) {
+        enum who who = steps[i][2][0] == 'o' ? ORGANIZER : steps[i][2][0] == '1' ? ALLIES : AXIS;
+        expect_status(camp_post(d, c, who, steps[i][0], steps[i][1]), want[i], steps[i][0]);
+    }
+}
+
+/* ---- once each, in order, in players' words; the link never shown ---- */
+
+static void test_in_order(void)
+{
+    receiver_clear(rx);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
+    long long v0 = camp_version(&chatd, &c);
+    struct http_resp *r = set_chat(&chatd, &c, ORGANIZER, "/hook/SECRET-path-7f3a", "generic");
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "set")));
+    CU_ASSERT_STRING_EQUAL(http_str(r, "host"), "127.0.0.1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "kind"), "generic");
+    CU_ASSERT_TRUE(json_is_false(http_json_at(r, "inherited")));
+    CU_ASSERT_PTR_NULL(strstr(r->body, "SECRET"));
+    http_free(r);
+    CU_ASSERT(camp_version(&chatd, &c) > v0); /* a page showing the campaign sees it */
+    play_battle(&chatd, &c, 6);
+    CU_ASSERT_FATAL(receiver_wait(rx, 7, 20));
+    const char *events[7] = {"chat_set"}, *words[7] = {"This chat now hears about Chat night"};
+    for (int i = 0; i < 6; i++)
+        events[i + 1] = PLAY_EVENTS[i], words[i + 1] = PLAY_WORDS[i];
+    check_messages(0, 7, events, words, c.id);
+    for (int i = 0; i < 7; i++)
+        CU_ASSERT_STRING_EQUAL(receiver_path(rx, i), "/hook/SECRET-path-7f3a");
+    json_t *first = msg(0);
+    CU_ASSERT_STRING_EQUAL(mstr(json_object_get(first, "campaign"), "name"), "Chat night");
+    CU_ASSERT_TRUE(json_is_null(json_object_get(first, "grand_campaign")));
+    json_decref(first);
+    /* Once each: nothing comes again. */
+    sleep(2);
+    CU_ASSERT_EQUAL(receiver_count(rx), 7);
+    r = chat_status(&chatd, &c);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_EQUAL(http_int(r, "delivered"), 7);
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 0);
+    CU_ASSERT_EQUAL(http_int(r, "failed"), 0);
+    CU_ASSERT_FALSE(json_is_null(http_json_at(r, "last_delivered_at")));
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "last_error")));
+    http_free(r);
+    /* The link is a secret: not in anything a reader of the campaign gets. */
+    const char *reads[] = {"", "/log", "/export", "/battles/1", "/rolls"};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        r = camp_get(&chatd, &c, reads[i]);
+        CU_ASSERT_EQUAL(r->status, 200);
+        CU_ASSERT_PTR_NULL(strstr(r->body, "SECRET"));
+        CU_ASSERT_PTR_NULL(strstr(r->body, "/hook/"));
+        if (strcmp(reads[i], "/log") == 0)
+            CU_ASSERT_PTR_NOT_NULL(strstr(r->body, "\"host\":\"127.0.0.1\""));
+        http_free(r);
+    }
+}
+
+/* ---- a chat that is down ---- */
+
+static void test_chat_down(void)
+{
+    receiver_clear(rx);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
+    expect_status(set_chat(&chatd, &c, ORGANIZER, "/down", NULL), 200, "set");
+    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+    receiver_down(rx);
+    /* Every action succeeds while the chat cannot be reached. */
+    play_battle(&chatd, &c, 6);
+    CU_ASSERT(wait_status(&chatd, &c, "pending", 6, 5) == 6);
+    for (int i = 0; i < 100; i++) { /* the first failed try shows */
+        struct http_resp *r = chat_status(&chatd, &c);
+        bool seen = !json_is_null(http_json_at(r, "last_error"));
+        if (seen) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "last_error"), "could not be reached"));
+            CU_ASSERT_FALSE(json_is_null(http_json_at(r, "next_attempt_at")));
+            CU_ASSERT_EQUAL(http_int(r, "delivered"), 1);
+        }
+        http_free(r);
+        if (seen)
+            break;
+        CU_ASSERT(i < 99);
+        usleep(100 * 1000);
+    }
+    CU_ASSERT_EQUAL(receiver_count(rx), 1);
+    CU_ASSERT_FATAL(receiver_up(rx));
+    CU_ASSERT_FATAL(receiver_wait(rx, 7, 30));
+    check_messages(1, 6, PLAY_EVENTS, PLAY_WORDS, c.id);
+    sleep(2);
+    CU_ASSERT_EQUAL(receiver_count(rx), 7);
+    CU_ASSERT_EQUAL(wait_status(&chatd, &c, "delivered", 7, 5), 7);
+}
+
+/* ---- m44d killed between the commit and the delivery ---- */
+
+static void restart_chatd(void)
+{
+    int port = chatd.port;
+    daemon_stop(&chatd, SIGKILL, 10);
+    CU_ASSERT_FATAL(daemon_start_port(&chatd, chat_db, port, chat_args));
+}
+
+static void test_killed(void)
+{
+    receiver_clear(rx);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
+    expect_status(set_chat(&chatd, &c, ORGANIZER, "/killed", NULL), 200, "set");
+    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+    /* Committed, not yet delivered (the chat is down), and the process dies. */
+    receiver_down(rx);
+    play_battle(&chatd, &c, 1);
+    restart_chatd();
+    CU_ASSERT_FATAL(receiver_up(rx));
+    CU_ASSERT_FATAL(receiver_wait(rx, 2, 30));
+    check_messages(1, 1, PLAY_EVENTS, PLAY_WORDS, c.id);
+
+    /* Killed while the chat holds the request: sent again after the restart, with the same
+     * Idempotency-Key, and then never again. */
+    receiver_mode(rx, RECV_HANG, 0);
+    expect_status(camp_post(&chatd, &c, ALLIES, "/battles/1/reserve-roll",
+                            "{\"faces\":[\"grenade\",\"flag\"]}"),
+                  201, "roll");
+    CU_ASSERT_FATAL(receiver_wait(rx, 3, 20));
+    restart_chatd();
+    receiver_mode(rx, RECV_OK, 0);
+    CU_ASSERT_FATAL(receiver_wait(rx, 4, 30));
+    CU_ASSERT_STRING_EQUAL(receiver_key(rx, 3), receiver_key(rx, 2));
+    CU_ASSERT_STRING_EQUAL(receiver_body(rx, 3), receiver_body(rx, 2));
+    check_messages(2, 1, PLAY_EVENTS + 1, PLAY_WORDS + 1, c.id);
+    sleep(2);
+    CU_ASSERT_EQUAL(receiver_count(rx), 4);
+    CU_ASSERT_EQUAL(wait_status(&chatd, &c, "delivered", 3, 5), 3);
+}
+
+/* ---- refused, and removed ---- */
+
+static void test_refusals(void)
+{
+    receiver_clear(rx);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
+    long long v = camp_version(&chatd, &c);
+    char longurl[2100] = "http://127.0.0.1/";
+    memset(longurl + strlen(longurl), 'a', 2000);
+    longurl[2050] = '\0';
+    char longbody[2200];
+    snprintf(longbody, sizeof longbody, "{\"url\":\"%s\"}", longurl);
+    const char *bad[] = {"{\"url\":\"ftp://127.0.0.1/x\"}",
+                         "{\"url\":\"http://127.0.0.1/a b\"}",
+                         "{\"url\":\"127.0.0.1/hook\"}",
+                         "{\"url\":\"http:///nohost\"}",
+                         "{\"url\":\"\"}",
+                         "{\"url\":7}",
+                         "{}",
+                         "{\"url\":\"https://example.org/h\",\"kind\":\"irc\"}",
+                         "{\"url\":\"https://example.org/h\",\"color\":\"red\"}",
+                         longbody};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct http_resp *r = camp_post(&chatd, &c, ORGANIZER, "/webhook", bad[i]);
+        if (r->status != 400)
+            fprintf(stderr, "\n%.80s: expected 400, got %ld %s\n", bad[i], r->status, r->body);
+        CU_ASSERT_EQUAL(r->status, 400);
+        CU_ASSERT(strlen(http_str(r, "detail")) > 10);
+        http_free(r);
+    }
+    /* Only the organizer sets it, or sees how it goes. */
+    struct http_resp *r = set_chat(&chatd, &c, ALLIES, "/x", NULL);
+    assert_problem(r, 403, "forbidden");
+    http_free(r);
+    r = set_chat(&chatd, &c, ANYONE, "/x", NULL);
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    char path[200];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/webhook", c.id);
+    r = api(&chatd, "GET", path, &c, AXIS, NULL, NULL);
+    assert_problem(r, 403, "forbidden");
+    http_free(r);
+    r = api(&chatd, "GET", path, &c, ANYONE, NULL, NULL);
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&chatd, &c), v);
+    CU_ASSERT_EQUAL(receiver_count(rx), 0);
+
+    /* Removed: what was not yet sent is not sent, and says why. */
+    expect_status(set_chat(&chatd, &c, ORGANIZER, "/removed", NULL), 200, "set");
+    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+    receiver_down(rx);
+    play_battle(&chatd, &c, 2);
+    r = camp_post(&chatd, &c, ORGANIZER, "/webhook", "{\"url\":null}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_TRUE(json_is_false(http_json_at(r, "set")));
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "host")));
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 0);
+    CU_ASSERT_EQUAL(http_int(r, "failed"), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "last_error"), "removed"));
+    http_free(r);
+    CU_ASSERT_FATAL(receiver_up(rx));
+    play_battle(&chatd, &c, 0);
+    expect_status(camp_post(&chatd, &c, AXIS, "/battles/1/reserve-roll",
+                            "{\"faces\":[\"grenade\",\"star\"]}"),
+                  201, "roll without a chat");
+    sleep(2);
+    CU_ASSERT_EQUAL(receiver_count(rx), 1);
+}
+
+/* ---- private addresses: refused unless the server allows them ---- */
+
+static void test_private_refused(void)
+{
+    receiver_clear(rx);
+    struct camp c;
+    /* The shared daemon runs with the default, --chat-private deny. */
+    CU_ASSERT_FATAL(camp_create(&api_daemon, CREATE, &c));
+    char body[300];
+    snprintf(body, sizeof body, "{\"url\":\"http://localhost:%d/private\"}", receiver_port(rx));
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/webhook", body), 200, "set");
+    CU_ASSERT_EQUAL(wait_status(&api_daemon, &c, "failed", 1, 20), 1);
+    struct http_resp *r = chat_status(&api_daemon, &c);
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 0);
+    CU_ASSERT_EQUAL(http_int(r, "delivered"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "last_error"), "private or local network"));
+    CU_ASSERT_STRING_EQUAL(http_str(r, "host"), "localhost");
+    http_free(r);
+    sleep(1);
+    CU_ASSERT_EQUAL(receiver_count(rx), 0);
+}
+
+/* ---- Discord's and Slack's bodies: no name anyone typed pings the channel ---- */
+
+static void test_kinds(void)
+{
+    receiver_clear(rx);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd,
+                                "{\"name\":\"<!channel> & @everyone\",\"ruleset\":\"standard\","
+                                "\"dice\":\"table\"}",
+                                &c));
+    struct http_resp *r = set_chat(&chatd, &c, ORGANIZER, "/discord", "discord");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "kind"), "discord");
+    http_free(r);
+    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+    json_t *d = msg(0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_STRING_EQUAL(mstr(d, "username"), "m44d");
+    CU_ASSERT(strncmp(mstr(d, "content"), "**<!channel> & @everyone**: This chat now hears", 47) ==
+              0);
+    json_t *parse = json_object_get(json_object_get(d, "allowed_mentions"), "parse");
+    CU_ASSERT_TRUE(json_is_array(parse) && json_array_size(parse) == 0);
+    json_decref(d);
+
+    r = set_chat(&chatd, &c, ORGANIZER, "/slack", "slack");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "kind"), "slack");
+    http_free(r);
+    CU_ASSERT_FATAL(receiver_wait(rx, 2, 20));
+    json_t *s = msg(1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(json_object_size(s), 1);
+    CU_ASSERT(strncmp(mstr(s, "text"), "*&lt;!channel&gt; &amp; @everyone*: This chat now hears",
+                      55) == 0);
+    CU_ASSERT_STRING_EQUAL(receiver_path(rx, 1), "/slack");
+    json_decref(s);
+
+    /* Left out, the kind follows the link's host. */
+    r = camp_post(&chatd, &c, ORGANIZER, "/webhook",
+                  "{\"url\":\"https://discord.com/api/webhooks/1/abc\"}");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "kind"), "discord");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "host"), "discord.com");
+    http_free(r);
+    r = camp_post(&chatd, &c, ORGANIZER, "/webhook",
+                  "{\"url\":\"https://hooks.slack.com/services/T/B/x\"}");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "kind"), "slack");
+    http_free(r);
+    expect_status(camp_post(&chatd, &c, ORGANIZER, "/webhook", "{\"url\":null}"), 200, "remove");
+}
+
+/* ---- a grand campaign's chat hears all its campaigns ---- */
+
+static void test_grand(void)
+{
+    receiver_clear(rx);
+    struct http_resp *r = api(&chatd, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
+                              "{\"name\":\"Pacific\",\"grand_ruleset\":\"island-hoppers-grand\","
+                              "\"dice\":\"table\"}",
+                              NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    struct camp g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.id, sizeof g.id, "%s", http_str(r, "id"));
+    snprintf(g.key[ORGANIZER], sizeof g.key[0], "%s", http_str(r, "organizer_key"));
+    snprintf(g.key[ALLIES], sizeof g.key[0], "%s", http_str(r, "allies_key"));
+    snprintf(g.key[AXIS], sizeof g.key[0], "%s", http_str(r, "axis_key"));
+    http_free(r);
+    char path[200], url[200], body[300];
+    snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s/webhook", g.id);
+    hook_url("/grand", url, sizeof url);
+    snprintf(body, sizeof body, "{\"url\":\"%s\"}", url);
+    r = api(&chatd, "POST", path, &g, ALLIES, body, NULL);
+    assert_problem(r, 403, "forbidden");
+    http_free(r);
+    r = api(&chatd, "POST", path, &g, ORGANIZER, body, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "kind"), "generic");
+    http_free(r);
+    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+
+    snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s/next", g.id);
+    r = api(&chatd, "POST", path, &g, ORGANIZER, "{}", NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    struct camp m = g;
+    snprintf(m.id, sizeof m.id, "%s", http_str(r, "id"));
+    http_free(r);
+    /* The campaign hears its grand campaign's chat, in that chat's order. */
+    r = chat_status(&chatd, &m);
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "inherited")));
+    CU_ASSERT_STRING_EQUAL(http_str(r, "host"), "127.0.0.1");
+    http_free(r);
+    expect_status(camp_post(&chatd, &m, ORGANIZER, "/battles",
+                            "{\"scenario\":\"Henderson Field\",\"first_player\":\"axis\","
+                            "\"cards\":{\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
+                  201, "battle");
+    CU_ASSERT_FATAL(receiver_wait(rx, 3, 20));
+    const char *events[] = {"chat_set", "campaign_started", "battle_created"};
+    const char *words[] = {"This chat now hears about Pacific", "1 of 4",
+                           "Battle 1 set up: Henderson Field. Axis move first."};
+    check_messages(0, 3, events, words, NULL);
+    json_t *last = msg(2);
+    CU_ASSERT_STRING_EQUAL(mstr(json_object_get(last, "grand_campaign"), "id"), g.id);
+    CU_ASSERT_STRING_EQUAL(mstr(json_object_get(last, "grand_campaign"), "name"), "Pacific");
+    CU_ASSERT_STRING_EQUAL(mstr(json_object_get(last, "campaign"), "id"), m.id);
+    json_decref(last);
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_STRING_EQUAL(receiver_path(rx, i), "/grand");
+
+    /* A chat of its own: the campaign's news goes there from then on. */
+    expect_status(set_chat(&chatd, &m, ORGANIZER, "/own", NULL), 200, "own chat");
+    expect_status(
+        camp_post(&chatd, &m, ALLIES, "/battles/1/reserve-roll", "{\"faces\":[\"flag\",\"flag\"]}"),
+        201, "roll");
+    CU_ASSERT_FATAL(receiver_wait(rx, 5, 20));
+    CU_ASSERT_STRING_EQUAL(receiver_path(rx, 3), "/own");
+    CU_ASSERT_STRING_EQUAL(receiver_path(rx, 4), "/own");
+    r = chat_status(&chatd, &m);
+    CU_ASSERT_TRUE(json_is_false(http_json_at(r, "inherited")));
+    http_free(r);
+}
+
+void register_chat_tests(void)
+{
+    CU_pSuite s = CU_add_suite("the group's chat", suite_init, suite_clean);
+    CU_add_test(s, "messages arrive once each, in order, in players' words", test_in_order);
+    CU_add_test(s, "the chat down: actions succeed, messages come after", test_chat_down);
+    CU_add_test(s, "m44d killed before or during delivery still delivers", test_killed);
+    CU_add_test(s, "bad links, wrong keys, a removed chat", test_refusals);
+    CU_add_test(s, "private addresses refused by default", test_private_refused);
+    CU_add_test(s, "Discord and Slack bodies", test_kinds);
+    CU_add_test(s, "a grand campaign's chat", test_grand);
+}

@@ -1,0 +1,768 @@
+/*
+ * Grand campaigns through HTTP (RULES.md 8, API.md "Grand campaigns"): a whole Campaign Book 1
+ * Battle of Normandy, its five campaigns played in book order with their branches followed, and
+ * an Island Hoppers grand campaign with What-if events rolled before each campaign. The
+ * expectations are worked by hand from the book's data (the scenario lists, branches, medals to
+ * win and objective tracks of the five CB1 campaigns, as Campaign Book 1 and the CB1 facts give
+ * them) and from RULES.md 8's grades: they are written out below, never read from the server.
+ */
+#include "tests/api/client.h"
+#include "tests/common/testkit.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct daemon other; /* where exports are imported */
+static char *other_db;
+
+static int suite_init(void)
+{
+    return other_daemon_start(&other, &other_db, "api_grand");
+}
+
+static int suite_clean(void)
+{
+    return other_daemon_stop(&other, &other_db);
+}
+
+static const char *const SIDE[2] = {"allies", "axis"};
+
+/* ---- the grand campaign's requests ---- */
+
+static struct http_resp *grand_req(const struct daemon *d, const char *method, const struct camp *g,
+                                   enum who who, const char *suffix, const char *body)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s%s", g->id, suffix);
+    return api(d, method, path, g, who, body, NULL);
+}
+
+static bool take_keys(struct http_resp *r, struct camp *g)
+{
+    memset(g, 0, sizeof *g);
+    if (r->status != 201) {
+        fprintf(stderr, "\ngrand campaign not created (%ld): %s\n", r->status, r->body);
+        return false;
+    }
+    snprintf(g->id, sizeof g->id, "%s", http_str(r, "id"));
+    snprintf(g->key[ORGANIZER], sizeof g->key[0], "%s", http_str(r, "organizer_key"));
+    snprintf(g->key[ALLIES], sizeof g->key[0], "%s", http_str(r, "allies_key"));
+    snprintf(g->key[AXIS], sizeof g->key[0], "%s", http_str(r, "axis_key"));
+    return true;
+}
+
+static bool grand_create(const char *body, struct camp *g)
+{
+    struct http_resp *r =
+        api(&api_daemon, "POST", "/api/v1/grand-campaigns", NULL, ANYONE, body, NULL);
+    bool ok = take_keys(r, g);
+    if (ok) {
+        char want[200];
+        snprintf(want, sizeof want, "/g/%s#key=%s", g->id, g->key[ALLIES]);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "links.allies"), want);
+    }
+    http_free(r);
+    return ok;
+}
+
+/* The organizer starts campaign `place`; `m` is the campaign, with the grand campaign's keys. */
+static bool start_next(const struct camp *g, int place, const char *name, struct camp *m)
+{
+    struct http_resp *r = grand_req(&api_daemon, "POST", g, ORGANIZER, "/next", "{}");
+    bool ok = r->status == 201;
+    if (!ok)
+        fprintf(stderr, "\nnext campaign %d: %ld %s\n", place, r->status, r->body);
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "place"), place);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "name"), name);
+    *m = *g;
+    snprintf(m->id, sizeof m->id, "%s", http_str(r, "id"));
+    http_free(r);
+    return ok;
+}
+
+/* ---- a battle, played at the table ---- */
+
+struct battle_play {
+    const char *scenario; /* as the book names it: the server's list must offer it */
+    int winner;           /* 0 allies, 1 axis */
+    int medals[2];
+    int objective[2];
+};
+
+/* Each side rolls its victory-event dice (flags), then its reserves, and takes nothing. */
+static void roll_before(const struct camp *m, int n, bool table)
+{
+    char p[64], body[400];
+    for (int s = 0; s < 2 && n > 1; s++) {
+        snprintf(p, sizeof p, "/battles/%d", n);
+        struct http_resp *bt = camp_get(&api_daemon, m, p);
+        snprintf(p, sizeof p, "victory_events.dice.%s", SIDE[s]);
+        long dice = http_int(bt, p);
+        http_free(bt);
+        if (dice <= 0)
+            continue;
+        char faces[256] = "";
+        for (long k = 0; k < dice && k < 20; k++)
+            strcat(faces, k ? ",\"flag\"" : "\"flag\"");
+        snprintf(body, sizeof body, table ? "{\"faces\":[%s]}" : "{}", faces);
+        snprintf(p, sizeof p, "/battles/%d/victory-events", n);
+        expect_status(camp_post(&api_daemon, m, s ? AXIS : ALLIES, p, body), 201, "victory events");
+    }
+    for (int s = 0; s < 2; s++) {
+        snprintf(p, sizeof p, "/battles/%d/reserve-roll", n);
+        expect_status(camp_post(&api_daemon, m, s ? AXIS : ALLIES, p,
+                                table ? "{\"faces\":[\"flag\",\"flag\"]}" : "{}"),
+                      201, "reserve roll");
+        snprintf(p, sizeof p, "/battles/%d/reserve-choice", n);
+        expect_status(camp_post(&api_daemon, m, s ? AXIS : ALLIES, p, "{\"options\":[]}"), 200,
+                      "reserve choice");
+    }
+}
+
+static void play_battle(const struct camp *m, int n, const struct battle_play *b, bool by_list,
+                        bool table)
+{
+    char body[400], p[64];
+    if (by_list) {
+        /* The list says which scenario comes next: the one the branch leads to. */
+        struct http_resp *r = camp_get(&api_daemon, m, "");
+        if (strcmp(http_str(r, "next.scenario"), b->scenario) != 0)
+            fprintf(stderr, "\nbattle %d: the list offers %s, the book %s\n", n,
+                    http_str(r, "next.scenario"), b->scenario);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "next.scenario"), b->scenario);
+        http_free(r);
+        expect_status(camp_post(&api_daemon, m, ORGANIZER, "/battles", "{}"), 201, b->scenario);
+    } else {
+        snprintf(body, sizeof body,
+                 "{\"scenario\":\"%s\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                 "\"axis\":5},\"medals_to_win\":6}",
+                 b->scenario);
+        expect_status(camp_post(&api_daemon, m, ORGANIZER, "/battles", body), 201, b->scenario);
+    }
+    roll_before(m, n, table);
+    snprintf(p, sizeof p, "/battles/%d/result", n);
+    snprintf(body, sizeof body,
+             "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d},"
+             "\"objective_medals\":{\"allies\":%d,\"axis\":%d}}",
+             SIDE[b->winner], b->medals[0], b->medals[1], b->objective[0], b->objective[1]);
+    expect_status(camp_post(&api_daemon, m, ORGANIZER, p, body), 200, "result");
+}
+
+/* ---- Campaign Book 1: the Battle of Normandy ---- */
+
+/*
+ * Each campaign's battles as played here: the winners are chosen, and the scenarios are the
+ * ones the book's branches then lead to; a winner takes exactly its medals to win (CB1's
+ * scenario cards), the loser 2 (or 4). Worked by hand:
+ *
+ * 1 Flanking Caen (objective track: Allies 0 -> 0; Axis 0 -> -1)
+ *   Securing the Flank (Allies, 5-2) -> Capturing the Crossing (Allies, 6-2) -> Withdrawal from
+ *   Hill 112 (Allies, 6-2) -> END (an Allies win there ends it).
+ *   Allies 3 won, 17 medals, 17 VP; Axis 0 won, 6 medals, 5 VP. Allies; 3 >= 2 x 0: Major, 2.
+ * 2 The Breakout (Allies 0 -> 0; Axis 0 -> -2)
+ *   Panzer Lehr Counter Attack (Axis, 2-5) -> Martinville Ridge (Allies, 5-2) -> Operation
+ *   Cobra (Axis, 2-5) -> Counter-attack on Mortain (Axis, 2-4; an Axis win at Cobra leads
+ *   there) -> END.
+ *   Allies 1 won, 11 medals, 11 VP; Axis 3 won, 16 medals, 14 VP. Axis; 3 >= 2 x 1: Major, 2.
+ * 3 Taking Caen (Allies 3 objective medals -> +2; Axis 0 -> 0)
+ *   Drive on Caen (Allies, 5-4, 3 of them objectives) -> Night Withdrawal (Axis, 4-5) ->
+ *   Pushing through Caen (Axis, 4-5) -> END.
+ *   Allies 1 won, 13 medals, 15 VP; Axis 2 won, 14 medals, 14 VP. Allies win on victory points
+ *   with fewer battles won; 1 < 2 x 2: Minor, 1.
+ * 4 Early Falaise (Allies 0 -> -1; Axis -> 0)
+ *   Saint Martin and Bull Bridge (Axis, 2-5) -> Mont Pinçon (Axis, 2-6) -> END (an Axis win at
+ *   Mont Pinçon ends it).
+ *   Allies 0 won, 4 medals, 3 VP; Axis 2 won, 11 medals, 11 VP. Axis; Major, 2.
+ * 5 Falaise (Allies 0 -> -1; Axis -> 0)
+ *   Wittmann's Final Battle (Allies, 6-2) -> Opportunity at Falaise (Axis, 2-5) -> Closing the
+ *   Gap (Allies, 6-2) -> END.
+ *   Allies 2 won, 14 medals, 13 VP; Axis 1 won, 9 medals, 9 VP. Allies; 2 >= 2 x 1: Major, 2.
+ *
+ * Points: Allies 2 + 1 + 2 = 5, Axis 2 + 2 = 4: the Allies win the grand campaign.
+ * Over all five: battles won Allies 7, Axis 8; medals Allies 59, Axis 56.
+ */
+struct campaign_play {
+    const char *name;
+    const char *ruleset;
+    int tokens[2]; /* each campaign starts with its own pool (the book's) */
+    int nbattles;
+    struct battle_play b[4];
+    int winner;
+    const char *grade;
+    int points;
+    int won[2], medals[2];
+};
+
+static const struct campaign_play CB1[5] = {
+    {"Flanking Caen",
+     "cb1-flanking-caen",
+     {3, 1},
+     3,
+     {{"Securing the Flank", 0, {5, 2}, {0, 0}},
+      {"Capturing the Crossing", 0, {6, 2}, {0, 0}},
+      {"Withdrawal from Hill 112", 0, {6, 2}, {0, 0}}},
+     0,
+     "Major",
+     2,
+     {3, 0},
+     {17, 6}},
+    {"The Breakout",
+     "cb1-the-breakout",
+     {3, 2},
+     4,
+     {{"Panzer Lehr Counter Attack", 1, {2, 5}, {0, 0}},
+      {"Martinville Ridge", 0, {5, 2}, {0, 0}},
+      {"Operation Cobra", 1, {2, 5}, {0, 0}},
+      {"Counter-attack on Mortain", 1, {2, 4}, {0, 0}}},
+     1,
+     "Major",
+     2,
+     {1, 3},
+     {11, 16}},
+    {"Taking Caen",
+     "cb1-taking-caen",
+     {3, 1},
+     3,
+     {{"Drive on Caen", 0, {5, 4}, {3, 0}},
+      {"Night Withdrawal", 1, {4, 5}, {0, 0}},
+      {"Pushing through Caen", 1, {4, 5}, {0, 0}}},
+     0,
+     "Minor",
+     1,
+     {1, 2},
+     {13, 14}},
+    {"Early Falaise",
+     "cb1-early-falaise",
+     {3, 1},
+     2,
+     {{"Saint Martin and Bull Bridge", 1, {2, 5}, {0, 0}}, {"Mont Pinçon", 1, {2, 6}, {0, 0}}},
+     1,
+     "Major",
+     2,
+     {0, 2},
+     {4, 11}},
+    {"Falaise",
+     "cb1-falaise",
+     {2, 1},
+     3,
+     {{"Wittmann's Final Battle", 0, {6, 2}, {0, 0}},
+      {"Opportunity at Falaise", 1, {2, 5}, {0, 0}},
+      {"Closing the Gap", 0, {6, 2}, {0, 0}}},
+     0,
+     "Major",
+     2,
+     {2, 1},
+     {14, 9}},
+};
+
+/* The grand campaign's standing shows campaign `k` (0-based) as played. */
+static void check_part(struct http_resp *r, int k, const struct campaign_play *cp,
+                       const char *status)
+{
+    char p[80];
+#define AT(fmt) (snprintf(p, sizeof p, "campaigns.%d." fmt, k), p)
+    CU_ASSERT_EQUAL(http_int(r, AT("place")), k + 1);
+    CU_ASSERT_STRING_EQUAL(http_str(r, AT("name")), cp->name);
+    CU_ASSERT_STRING_EQUAL(http_str(r, AT("ruleset")), cp->ruleset);
+    CU_ASSERT_STRING_EQUAL(http_str(r, AT("status")), status);
+    if (strcmp(status, "finished") != 0)
+        return;
+    if (cp->winner >= 0) {
+        CU_ASSERT_STRING_EQUAL(http_str(r, AT("winner")), SIDE[cp->winner]);
+        CU_ASSERT_STRING_EQUAL(http_str(r, AT("grade")), cp->grade);
+    } else {
+        CU_ASSERT_TRUE(json_is_null(http_json_at(r, AT("winner"))));
+        CU_ASSERT_TRUE(json_is_null(http_json_at(r, AT("grade"))));
+    }
+    CU_ASSERT_EQUAL(http_int(r, AT("points")), cp->points);
+    CU_ASSERT_EQUAL(http_int(r, AT("battles_won.allies")), cp->won[0]);
+    CU_ASSERT_EQUAL(http_int(r, AT("battles_won.axis")), cp->won[1]);
+    CU_ASSERT_EQUAL(http_int(r, AT("medals.allies")), cp->medals[0]);
+    CU_ASSERT_EQUAL(http_int(r, AT("medals.axis")), cp->medals[1]);
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, AT("battles"))), (size_t)cp->nbattles);
+    for (int n = 0; n < cp->nbattles; n++) {
+        snprintf(p, sizeof p, "campaigns.%d.battles.%d.scenario", k, n);
+        CU_ASSERT_STRING_EQUAL(http_str(r, p), cp->b[n].scenario);
+        snprintf(p, sizeof p, "campaigns.%d.battles.%d.result.winner", k, n);
+        CU_ASSERT_STRING_EQUAL(http_str(r, p), SIDE[cp->b[n].winner]);
+    }
+#undef AT
+}
+
+/* Plays a campaign of a grand campaign through; the standing along the way shows it. */
+static void play_campaign(const struct camp *g, const struct camp *m, int k, int of,
+                          const struct campaign_play *cp, bool by_list, bool table)
+{
+    struct http_resp *r = camp_get(&api_daemon, m, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "name"), cp->name);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "ruleset"), cp->ruleset);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "grand_campaign.id"), g->id);
+    CU_ASSERT_EQUAL(http_int(r, "grand_campaign.place"), k + 1);
+    if (cp->tokens[0] >= 0) {
+        CU_ASSERT_EQUAL(http_int(r, "sides.allies.reserve_tokens"), cp->tokens[0]);
+        CU_ASSERT_EQUAL(http_int(r, "sides.axis.reserve_tokens"), cp->tokens[1]);
+    }
+    http_free(r);
+    for (int n = 0; n < cp->nbattles; n++) {
+        play_battle(m, n + 1, &cp->b[n], by_list, table);
+        if (n + 1 < cp->nbattles) {
+            /* Not over yet: the next campaign cannot start (after the last, there is none). */
+            r = grand_req(&api_daemon, "POST", g, ORGANIZER, "/next", "{}");
+            assert_problem(r, 409, k + 1 < of ? "wrong-phase" : "already-done");
+            http_free(r);
+        }
+    }
+    if (by_list) {
+        r = camp_get(&api_daemon, m, "");
+        CU_ASSERT_TRUE(json_is_true(http_json_at(r, "campaign_over")));
+        http_free(r);
+    }
+    r = camp_post(&api_daemon, m, ORGANIZER, "/finish", "{}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    if (cp->winner >= 0) {
+        CU_ASSERT_STRING_EQUAL(http_str(r, "winner"), SIDE[cp->winner]);
+    } else {
+        CU_ASSERT_TRUE(json_is_null(http_json_at(r, "winner")));
+    }
+    http_free(r);
+}
+
+/* The grand campaign's totals after campaign `k` (0-based) finished. */
+static void check_totals(const struct camp *g, const struct campaign_play *plays, int k, int n)
+{
+    int points[2] = {0, 0}, won[2] = {0, 0}, medals[2] = {0, 0};
+    for (int i = 0; i <= k; i++) {
+        if (plays[i].winner >= 0)
+            points[plays[i].winner] += plays[i].points;
+        for (int s = 0; s < 2; s++) {
+            won[s] += plays[i].won[s];
+            medals[s] += plays[i].medals[s];
+        }
+    }
+    struct http_resp *r = grand_req(&api_daemon, "GET", g, ANYONE, "", NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    for (int i = 0; i < n; i++)
+        check_part(r, i, &plays[i], i <= k ? "finished" : "not started");
+    CU_ASSERT_EQUAL(http_int(r, "points.allies"), points[0]);
+    CU_ASSERT_EQUAL(http_int(r, "points.axis"), points[1]);
+    CU_ASSERT_EQUAL(http_int(r, "battles_won.allies"), won[0]);
+    CU_ASSERT_EQUAL(http_int(r, "battles_won.axis"), won[1]);
+    CU_ASSERT_EQUAL(http_int(r, "medals.allies"), medals[0]);
+    CU_ASSERT_EQUAL(http_int(r, "medals.axis"), medals[1]);
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "current")));
+    if (k + 1 < n) {
+        CU_ASSERT_STRING_EQUAL(http_str(r, "status"), "active");
+        CU_ASSERT_EQUAL(http_int(r, "next.place"), k + 2);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "next.name"), plays[k + 1].name);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "waiting_for.0"), "organizer:next-campaign");
+    } else {
+        CU_ASSERT_STRING_EQUAL(http_str(r, "status"), "finished");
+        CU_ASSERT_TRUE(json_is_null(http_json_at(r, "next")));
+    }
+    http_free(r);
+}
+
+static char cb1_id[40];
+static char cb1_export[1 << 21];
+
+static void test_cb1_normandy(void)
+{
+    struct camp g, m;
+    CU_ASSERT_FATAL(grand_create("{\"name\":\"Normandy 44\",\"grand_ruleset\":"
+                                 "\"cb1-normandy-grand\",\"dice\":\"table\",\"players\":"
+                                 "{\"allies\":\"Ann\",\"axis\":\"Bo\"}}",
+                                 &g));
+    snprintf(cb1_id, sizeof cb1_id, "%s", g.id);
+    /* Nothing started: no current campaign, the first is next. */
+    struct http_resp *r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "campaigns")), 5);
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "current")));
+    CU_ASSERT_STRING_EQUAL(http_str(r, "next.name"), "Flanking Caen");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "players.allies"), "Ann");
+    http_free(r);
+    /* Only the organizer starts a campaign. */
+    r = grand_req(&api_daemon, "POST", &g, ALLIES, "/next", "{}");
+    assert_problem(r, 403, "forbidden");
+    http_free(r);
+    for (int k = 0; k < 5; k++) {
+        CU_ASSERT_FATAL(start_next(&g, k + 1, CB1[k].name, &m));
+        r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "current"), m.id);
+        check_part(r, k, &CB1[k], "active");
+        http_free(r);
+        play_campaign(&g, &m, k, 5, &CB1[k], true, true);
+        check_totals(&g, CB1, k, 5);
+    }
+    r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "winner"), "allies");
+    CU_ASSERT_EQUAL(http_int(r, "points.allies"), 5);
+    CU_ASSERT_EQUAL(http_int(r, "points.axis"), 4);
+    CU_ASSERT_EQUAL(http_int(r, "battles_won.allies"), 7);
+    CU_ASSERT_EQUAL(http_int(r, "battles_won.axis"), 8);
+    CU_ASSERT_EQUAL(http_int(r, "medals.allies"), 59);
+    CU_ASSERT_EQUAL(http_int(r, "medals.axis"), 56);
+    http_free(r);
+    /* All five played: there is no sixth. */
+    r = grand_req(&api_daemon, "POST", &g, ORGANIZER, "/next", "{}");
+    assert_problem(r, 409, "already-done");
+    http_free(r);
+    r = grand_req(&api_daemon, "GET", &g, ANYONE, "/export", NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "format"), "m44d-grand-campaign-export");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "campaigns")), 5);
+    snprintf(cb1_export, sizeof cb1_export, "%s", r->body);
+    http_free(r);
+}
+
+/* ---- Island Hoppers: What-if before each campaign ---- */
+
+/*
+ * Four campaigns, battles set up by hand, What-if dice rolled at the table before each, server
+ * dice for the rest. Worked by hand from RULES.md 2 and 8 (more battles won, then medals; a
+ * draw gives nobody points):
+ * 1 Guadalcanal: the Allies win 1-0: Major, 2.
+ * 2 Marshall Islands: the Axis win 1-0: Major, 2.
+ * 3 Marianas & Palau Islands: 1-1; medals Allies 6 + 1 = 7, Axis 2 + 6 = 8: the Axis, 1 < 2 x 1:
+ *   Minor, 1.
+ * 4 Home Islands: 1-1; medals 6 + 3 = 9 each: a draw, no points.
+ * Points: Allies 2, Axis 3: the Axis win the grand campaign.
+ */
+static const struct campaign_play IH[4] = {
+    {"Guadalcanal",
+     "island-hoppers",
+     {-1, -1},
+     1,
+     {{"Bloody Ridge", 0, {6, 3}, {0, 0}}},
+     0,
+     "Major",
+     2,
+     {1, 0},
+     {6, 3}},
+    {"Marshall Islands",
+     "island-hoppers",
+     {-1, -1},
+     1,
+     {{"Kwajalein", 1, {2, 6}, {0, 0}}},
+     1,
+     "Major",
+     2,
+     {0, 1},
+     {2, 6}},
+    {"Marianas & Palau Islands",
+     "island-hoppers",
+     {-1, -1},
+     2,
+     {{"Saipan", 0, {6, 2}, {0, 0}}, {"Peleliu", 1, {1, 6}, {0, 0}}},
+     1,
+     "Minor",
+     1,
+     {1, 1},
+     {7, 8}},
+    {"Home Islands",
+     "island-hoppers",
+     {-1, -1},
+     2,
+     {{"Iwo Jima", 0, {6, 3}, {0, 0}}, {"Okinawa", 1, {3, 6}, {0, 0}}},
+     -1,
+     NULL,
+     0,
+     {1, 1},
+     {9, 9}},
+};
+
+static void test_island_hoppers(void)
+{
+    const struct campaign_play *plays = IH;
+    struct camp g, m;
+    CU_ASSERT_FATAL(grand_create("{\"name\":\"Pacific\",\"grand_ruleset\":"
+                                 "\"island-hoppers-grand\",\"what_if\":true,\"dice\":\"either\"}",
+                                 &g));
+    long tokens_at_start[2] = {-1, -1};
+    for (int k = 0; k < 4; k++) {
+        CU_ASSERT_FATAL(start_next(&g, k + 1, plays[k].name, &m));
+        /* Before each campaign, both sides roll for What-if events: nothing of the last
+         * campaign's events, tokens or rolls is in the new one. */
+        struct http_resp *r = camp_get(&api_daemon, &m, "");
+        CU_ASSERT_TRUE(json_is_true(http_json_at(r, "what_if")));
+        CU_ASSERT_TRUE(json_is_null(http_json_at(r, "what_if_rolls.allies")));
+        CU_ASSERT_TRUE(json_is_null(http_json_at(r, "what_if_rolls.axis")));
+        CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "effects")), 0);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "waiting_for.0"), "allies:what-if");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "waiting_for.1"), "axis:what-if");
+        for (int s = 0; s < 2; s++) {
+            char p[64];
+            snprintf(p, sizeof p, "sides.%s.reserve_tokens", SIDE[s]);
+            if (k == 0)
+                tokens_at_start[s] = http_int(r, p);
+            CU_ASSERT_EQUAL(http_int(r, p), tokens_at_start[s]);
+        }
+        CU_ASSERT_EQUAL(http_int(r, "grand_campaign.of"), 4);
+        http_free(r);
+        /* Allies: grenade is Allied Air Supremacy (third of their column); Axis: armor is
+         * Improvised Hospital (second). */
+        expect_status(camp_post(&api_daemon, &m, ALLIES, "/what-if", "{\"faces\":[\"grenade\"]}"),
+                      201, "allies what-if");
+        expect_status(camp_post(&api_daemon, &m, AXIS, "/what-if", "{\"faces\":[\"armor\"]}"), 201,
+                      "axis what-if");
+        r = camp_get(&api_daemon, &m, "");
+        CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "effects")), 2);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "what_if_rolls.allies.event"), "allied-air-supremacy");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "what_if_rolls.axis.event"), "improvised-hospital");
+        http_free(r);
+        play_campaign(&g, &m, k, 4, &plays[k], false, false);
+        check_totals(&g, plays, k, 4);
+    }
+    struct http_resp *r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "winner"), "axis");
+    CU_ASSERT_EQUAL(http_int(r, "points.allies"), 2);
+    CU_ASSERT_EQUAL(http_int(r, "points.axis"), 3);
+    http_free(r);
+
+    /* Its record, verified: every server roll of every campaign from its revealed seed. */
+    r = grand_req(&api_daemon, "GET", &g, ANYONE, "/export", NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    char *out;
+    int st = m44_verify(r->body, &out);
+    if (st != 0)
+        fprintf(stderr, "\n%s\n", out);
+    CU_ASSERT_EQUAL(st, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Marianas & Palau Islands"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "VERIFIED"));
+    /* A die changed in the third campaign is found. */
+    json_t *doc = json_deep_copy(r->json);
+    json_t *rolls = json_object_get(json_array_get(json_object_get(doc, "campaigns"), 2), "rolls");
+    json_t *faces = NULL;
+    for (size_t i = 0; i < json_array_size(rolls) && !faces; i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(rolls, i), "source")),
+                   "server") == 0)
+            faces = json_object_get(json_array_get(rolls, i), "faces");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(faces);
+    const char *f0 = json_string_value(json_array_get(faces, 0));
+    json_array_set_new(faces, 0, json_string(strcmp(f0, "star") == 0 ? "flag" : "star"));
+    char *text = jstr(doc);
+    st = m44_verify(text, &out);
+    CU_ASSERT_EQUAL(st, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "MISMATCH"));
+    free(text);
+    json_decref(doc);
+    http_free(r);
+}
+
+/* ---- export, import ---- */
+
+/* The document with new ids for the grand campaign and its campaigns (`tag` tells them apart):
+ * its rolls are all from the table, so nothing derived from an id changes. */
+static json_t *renamed(json_t *doc, int tag)
+{
+    json_t *copy = json_deep_copy(doc);
+    char id[40];
+    snprintf(id, sizeof id, "0b7e8e4a-0000-4000-8000-%08d0000", tag % 10000000);
+    json_object_set_new(json_object_get(copy, "grand_campaign"), "id", json_string(id));
+    json_t *list = json_object_get(copy, "campaigns");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        snprintf(id, sizeof id, "0b7e8e4a-0000-4000-8000-%08d%04d", tag % 10000000,
+                 (int)(i + 1) % 1000);
+        json_object_set_new(json_object_get(json_array_get(list, i), "campaign"), "id",
+                            json_string(id));
+    }
+    return copy;
+}
+
+static void test_export_import(void)
+{
+    CU_ASSERT_FATAL(cb1_export[0] != '\0');
+    json_t *doc = json_loads(cb1_export, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    /* Restored on another server: the same standing, new keys. */
+    struct http_resp *r =
+        api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, cb1_export, NULL);
+    struct camp g;
+    CU_ASSERT_FATAL(take_keys(r, &g));
+    http_free(r);
+    CU_ASSERT_STRING_EQUAL(g.id, cb1_id);
+    r = grand_req(&other, "GET", &g, ANYONE, "", NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    const char *keys[] = {"status", "winner",  "points", "battles_won",
+                          "medals", "current", "name",   "grand_ruleset"};
+    json_t *was = json_object_get(doc, "standing");
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        CU_ASSERT_TRUE(
+            json_equal(json_object_get(r->json, keys[i]), json_object_get(was, keys[i])));
+    for (int k = 0; k < 5; k++) {
+        json_t *a = json_array_get(json_object_get(r->json, "campaigns"), (size_t)k);
+        json_t *b = json_array_get(json_object_get(was, "campaigns"), (size_t)k);
+        const char *fields[] = {"id", "status", "winner", "grade", "points", "battles"};
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+            CU_ASSERT_TRUE(
+                json_equal(json_object_get(a, fields[i]), json_object_get(b, fields[i])));
+    }
+    /* Each campaign is there, and takes the new keys (one set for all of it). */
+    struct camp m = g;
+    snprintf(m.id, sizeof m.id, "%s", http_str(r, "campaigns.4.id"));
+    http_free(r);
+    char path[160];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/role", m.id);
+    r = api(&other, "GET", path, &m, AXIS, NULL, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "role"), "axis");
+    http_free(r);
+    /* A second import of the same grand campaign is refused. */
+    r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, cb1_export, NULL);
+    assert_problem(r, 409, "campaign-exists");
+    http_free(r);
+
+    /* Refused, nothing written: campaigns out of the book's order ... */
+    long before = sql_long_on(other_db, "SELECT count(*) FROM campaigns");
+    json_t *bad = renamed(doc, 1);
+    json_t *list = json_object_get(bad, "campaigns");
+    json_t *first = json_incref(json_array_get(list, 0));
+    json_array_remove(list, 0);
+    json_array_append_new(list, first);
+    char *text = jstr(bad);
+    r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, text, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "campaigns[0]");
+    http_free(r);
+    free(text);
+    /* ... a campaign after one that is not finished ... */
+    json_decref(bad);
+    bad = renamed(doc, 2);
+    json_t *c1 = json_array_get(json_object_get(bad, "campaigns"), 0);
+    json_t *actions = json_object_get(c1, "actions");
+    for (size_t i = json_array_size(actions); i-- > 0;)
+        if (strcmp(json_string_value(json_object_get(json_array_get(actions, i), "action")),
+                   "finished") == 0)
+            json_array_remove(actions, i);
+    text = jstr(bad);
+    r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, text, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "not finished"));
+    http_free(r);
+    free(text);
+    /* ... and a broken roll in the fourth campaign names where. */
+    json_decref(bad);
+    bad = renamed(doc, 3);
+    json_t *c4 = json_array_get(json_object_get(bad, "campaigns"), 3);
+    json_object_set_new(c4, "rolls", json_array());
+    text = jstr(bad);
+    r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, text, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_EQUAL(strncmp(http_str(r, "field"), "campaigns[3]", 12), 0);
+    http_free(r);
+    free(text);
+    json_decref(bad);
+    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);
+    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), 1);
+    json_decref(doc);
+}
+
+/* ---- keys, versions, long polls ---- */
+
+static void test_keys_and_versions(void)
+{
+    struct camp g, m;
+    CU_ASSERT_FATAL(
+        grand_create("{\"name\":\"Keys\",\"grand_ruleset\":\"island-hoppers-grand\"}", &g));
+    CU_ASSERT_FATAL(start_next(&g, 1, "Guadalcanal", &m));
+    /* The grand campaign's ETag moves with its campaigns. */
+    struct http_resp *r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+    char etag[40];
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, sizeof etag));
+    long long v = http_int(r, "version");
+    http_free(r);
+    char inm[80];
+    snprintf(inm, sizeof inm, "If-None-Match: %s", etag);
+    const char *h[] = {inm, NULL};
+    char path[200];
+    snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s", g.id);
+    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h);
+    CU_ASSERT_EQUAL(r->status, 304);
+    http_free(r);
+    expect_status(
+        camp_post(&api_daemon, &m, ORGANIZER, "/battles",
+                  "{\"scenario\":\"Tenaru\",\"first_player\":\"allies\",\"cards\":{\"allies\":"
+                  "5,\"axis\":5},\"medals_to_win\":6}"),
+        201, "battle");
+    r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+    CU_ASSERT(http_int(r, "version") > v);
+    http_free(r);
+    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h);
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    /* A key of the grand campaign acts on its campaign; a new key stops the old one in both. */
+    struct camp old = m;
+    r = grand_req(&api_daemon, "POST", &g, ORGANIZER, "/keys/axis", "{}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    snprintf(g.key[AXIS], sizeof g.key[AXIS], "%s", http_str(r, "key"));
+    snprintf(m.key[AXIS], sizeof m.key[AXIS], "%s", http_str(r, "key"));
+    http_free(r);
+    r = camp_post(&api_daemon, &old, AXIS, "/battles/1/reserve-roll", "{}");
+    assert_problem(r, 401, "unauthorized");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "replaced"));
+    http_free(r);
+    expect_status(camp_post(&api_daemon, &m, AXIS, "/battles/1/reserve-roll", "{}"), 201,
+                  "new key");
+    /* ... and a re-issue through the campaign changes the grand campaign's key too. */
+    r = camp_post(&api_daemon, &m, ORGANIZER, "/keys/allies", "{}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    char fresh[64];
+    snprintf(fresh, sizeof fresh, "%s", http_str(r, "key"));
+    http_free(r);
+    struct camp g_old = g;
+    snprintf(g.key[ALLIES], sizeof g.key[ALLIES], "%s", fresh);
+    r = grand_req(&api_daemon, "POST", &g_old, ALLIES, "/next", "{}");
+    assert_problem(r, 401, "unauthorized");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "replaced"));
+    http_free(r);
+    r = grand_req(&api_daemon, "POST", &g, ALLIES, "/next", "{}");
+    assert_problem(r, 403, "forbidden");
+    http_free(r);
+    /* Each key's role, for the dashboard's links; a replaced key says so. */
+    const char *const roles[] = {"organizer", "allies", "axis"};
+    for (int w = ORGANIZER; w <= AXIS; w++) {
+        r = grand_req(&api_daemon, "GET", &g, (enum who)w, "/role", NULL);
+        CU_ASSERT_EQUAL(r->status, 200);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "role"), roles[w]);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "grand_campaign"), g.id);
+        http_free(r);
+    }
+    r = grand_req(&api_daemon, "GET", &g_old, ALLIES, "/role", NULL);
+    assert_problem(r, 401, "unauthorized");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "replaced"));
+    http_free(r);
+    r = grand_req(&api_daemon, "GET", &g, ANYONE, "/role", NULL);
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    /* Bad requests. */
+    r = api(&api_daemon, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
+            "{\"name\":\"x\",\"grand_ruleset\":\"nope\"}", NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "grand_ruleset");
+    http_free(r);
+    r = api(&api_daemon, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
+            "{\"name\":\"x\",\"grand_ruleset\":\"cb1-normandy-grand\",\"what_if\":true}", NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "what_if");
+    http_free(r);
+    r = api(&api_daemon, "GET", "/api/v1/grand-campaigns/0b7e8e4a-0000-4000-8000-00000000ffff",
+            NULL, ANYONE, NULL, NULL);
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+    r = api(&api_daemon, "GET", "/api/v1/grand-rulesets/island-hoppers-grand", NULL, ANYONE, NULL,
+            NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "campaigns")), 4);
+    http_free(r);
+}
+
+void register_grand_tests(void)
+{
+    CU_pSuite s = CU_add_suite("grand campaigns", suite_init, suite_clean);
+    CU_add_test(s, "CB1 Battle of Normandy, all five campaigns", test_cb1_normandy);
+    CU_add_test(s, "Island Hoppers, What-if before each campaign, verified", test_island_hoppers);
+    CU_add_test(s, "a grand campaign exported and imported", test_export_import);
+    CU_add_test(s, "one set of keys; versions move with the campaigns", test_keys_and_versions);
+}
