@@ -2,11 +2,13 @@
 #include "api/chat_delivery.h"
 
 #include "campaign/campaign.h"
+#include "campaign/chat.h"
 #include "db/db.h"
 #include "db/store.h"
 #include "util/log.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <curl/curl.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -21,17 +23,18 @@
 #define M44_VERSION "dev"
 #endif
 
-#define BATCH        8
 #define ANSWER_KEEP  300        /* bytes of an answer kept for the organizer's page */
 #define ANSWER_LIMIT (64 << 10) /* bytes of an answer read at most */
 #define IDLE_MS      500        /* how often the outbox is looked at when nothing woke us */
 
 static struct chat_options opts;
-static pthread_t thread;
+static pthread_t threads[CHAT_WORKERS_MAX];
+static int nthreads;
 static bool running;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static bool stop, woken;
+static bool stop;
+static unsigned long wakes; /* each worker notes the last it saw */
 static atomic_uint_fast64_t delivered, failed_attempts, given_up;
 
 uint64_t chat_delivered_total(void)
@@ -52,8 +55,8 @@ uint64_t chat_given_up_total(void)
 void chat_delivery_wake(void)
 {
     pthread_mutex_lock(&lock);
-    woken = true;
-    pthread_cond_signal(&cond);
+    wakes++;
+    pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
 }
 
@@ -61,6 +64,7 @@ void chat_delivery_wake(void)
 
 static bool v4_private(uint32_t a)
 {
+    /* IANA's special-purpose registry (RFC 6890 and since): nothing a chat is at. */
     const struct {
         uint32_t net, mask;
     } nets[] = {
@@ -71,8 +75,12 @@ static bool v4_private(uint32_t a)
         {0xa9fe0000, 0xffff0000}, /* 169.254/16: link-local (cloud metadata) */
         {0xac100000, 0xfff00000}, /* 172.16/12 */
         {0xc0000000, 0xffffff00}, /* 192.0.0/24: protocol assignments */
+        {0xc0000200, 0xffffff00}, /* 192.0.2/24: documentation */
+        {0xc0586300, 0xffffff00}, /* 192.88.99/24: 6to4 relays */
         {0xc0a80000, 0xffff0000}, /* 192.168/16 */
         {0xc6120000, 0xfffe0000}, /* 198.18/15: benchmarking */
+        {0xc6336400, 0xffffff00}, /* 198.51.100/24: documentation */
+        {0xcb007100, 0xffffff00}, /* 203.0.113/24: documentation */
         {0xe0000000, 0xe0000000}, /* 224/3: multicast, reserved, broadcast */
     };
     for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
@@ -81,23 +89,61 @@ static bool v4_private(uint32_t a)
     return false;
 }
 
+static uint32_t v4_at(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static bool v6_private(const uint8_t *b)
+{
+    static const uint8_t zero[12] = {0};
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    static const uint8_t siit[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+    static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    /* An IPv4 address inside IPv6 is judged as the IPv4 address: mapped, compatible (:: and
+     * ::1 among them), SIIT, NAT64 (64:ff9b::/96) and 6to4 (2002::/16). */
+    if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0 || memcmp(b, siit, 12) == 0 ||
+        memcmp(b, nat64, 12) == 0)
+        return v4_private(v4_at(b + 12));
+    if (b[0] == 0x20 && b[1] == 0x02)
+        return v4_private(v4_at(b + 2));
+    return (b[0] & 0xfe) == 0xfc ||           /* fc00::/7: unique local */
+           (b[0] == 0xfe && (b[1] & 0x80)) || /* fe80::/10, fec0::/10 */
+           b[0] == 0xff ||                    /* ff00::/8: multicast */
+           (b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b) ||    /* local NAT64 */
+           (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) ||       /* Teredo */
+           (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8) || /* documentation */
+           (b[0] == 0x01 && b[1] == 0 && memcmp(b + 2, zero, 6) == 0);       /* 100::/64 discard */
+}
+
+bool chat_address_own(const struct sockaddr *a)
+{
+    struct ifaddrs *list;
+    if (getifaddrs(&list) != 0)
+        return true; /* cannot tell: refuse */
+    bool own = false;
+    for (struct ifaddrs *i = list; i && !own; i = i->ifa_next) {
+        const struct sockaddr *x = i->ifa_addr;
+        if (!x || x->sa_family != a->sa_family)
+            continue;
+        if (a->sa_family == AF_INET)
+            own = ((const struct sockaddr_in *)(const void *)x)->sin_addr.s_addr ==
+                  ((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr;
+        else if (a->sa_family == AF_INET6)
+            own = memcmp(&((const struct sockaddr_in6 *)(const void *)x)->sin6_addr,
+                         &((const struct sockaddr_in6 *)(const void *)a)->sin6_addr, 16) == 0;
+    }
+    freeifaddrs(list);
+    return own;
+}
+
 bool chat_address_private(const struct sockaddr *a)
 {
     if (a->sa_family == AF_INET)
         return v4_private(ntohl(((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr));
     if (a->sa_family != AF_INET6)
         return true;
-    const uint8_t *b = ((const struct sockaddr_in6 *)(const void *)a)->sin6_addr.s6_addr;
-    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    static const uint8_t zero[15] = {0};
-    if (memcmp(b, mapped, 12) == 0)
-        return v4_private((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 |
-                          b[15]);
-    if (memcmp(b, zero, 15) == 0)
-        return true;                                  /* :: and ::1 */
-    return (b[0] & 0xfe) == 0xfc ||                   /* fc00::/7: unique local */
-           (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10: link-local */
-           b[0] == 0xff;                              /* ff00::/8: multicast */
+    return v6_private(((const struct sockaddr_in6 *)(const void *)a)->sin6_addr.s6_addr);
 }
 
 /* ---- one attempt ---- */
@@ -112,7 +158,8 @@ static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct cur
 {
     (void)purpose;
     struct attempt *x = clientp;
-    if (!opts.allow_private && chat_address_private(&addr->addr)) {
+    if (!opts.allow_private &&
+        (chat_address_private(&addr->addr) || chat_address_own(&addr->addr))) {
         x->blocked = true;
         return CURL_SOCKET_BAD;
     }
@@ -173,7 +220,7 @@ static char *body_of(const char *id, const char *kind, const char *message)
         snprintf(title, sizeof title, "%s · %s", grand, campaign);
     else
         snprintf(title, sizeof title, "%s", campaign ? campaign : grand ? grand : "m44d");
-    char line[1800];
+    char line[sizeof title + CHAT_TEXT_MAX + 16];
     json_t *body;
     if (strcmp(kind, "discord") == 0) {
         snprintf(line, sizeof line, "**%s**: %s", title, text ? text : "");
@@ -181,11 +228,12 @@ static char *body_of(const char *id, const char *kind, const char *message)
         body = json_pack("{s:s, s:s, s:{s:[]}}", "content", line, "username", "m44d",
                          "allowed_mentions", "parse");
     } else if (strcmp(kind, "slack") == 0) {
-        char t[700], x[1000];
+        /* Room for every byte escaped (5 bytes for one): never cut inside a character. */
+        char t[sizeof title * 5], x[CHAT_TEXT_MAX * 5 + 1], sline[sizeof t + sizeof x + 8];
         slack_escape(title, t, sizeof t);
         slack_escape(text ? text : "", x, sizeof x);
-        snprintf(line, sizeof line, "*%s*: %s", t, x);
-        body = json_pack("{s:s}", "text", line);
+        snprintf(sline, sizeof sline, "*%s*: %s", t, x);
+        body = json_pack("{s:s}", "text", sline);
     } else {
         body = json_deep_copy(m);
         json_object_set_new(body, "id", json_integer(atoll(id)));
@@ -214,7 +262,7 @@ static enum attempt_end post(CURL *h, const char *id, const char *url, const cha
     curl_easy_setopt(h, CURLOPT_PROXY, ""); /* straight to the chat, whatever the environment */
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)opts.timeout);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)opts.timeout);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)(opts.timeout < 5 ? opts.timeout : 5));
     curl_easy_setopt(h, CURLOPT_USERAGENT, "m44d/" M44_VERSION);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
@@ -228,15 +276,21 @@ static enum attempt_end post(CURL *h, const char *id, const char *url, const cha
     curl_slist_free_all(headers);
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    /* The chat's answer is kept for the organizer and logged: printable ASCII only, so it can
+     * neither forge a log line nor break the JSON it is shown in. */
+    for (char *c = x.answer; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = (unsigned char)*c >= 0x80 ? '?' : ' ';
+    /* A success answered at length is still a success (and one address refused of several a
+     * name has does not matter once another one took the message). */
+    if ((rc == CURLE_OK || rc == CURLE_WRITE_ERROR) && status >= 200 && status < 300)
+        return SENT;
     if (x.blocked) {
         snprintf(error, errlen,
                  "not sent: the chat link leads to a private or local network address, which "
                  "this server does not post to");
         return GIVE_UP;
     }
-    /* A success answered at length is still a success. */
-    if ((rc == CURLE_OK || rc == CURLE_WRITE_ERROR) && status >= 200 && status < 300)
-        return SENT;
     if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
         snprintf(error, errlen, "the chat could not be reached: %s", curl_easy_strerror(rc));
         return RETRY;
@@ -249,16 +303,24 @@ static enum attempt_end post(CURL *h, const char *id, const char *url, const cha
 
 static void deliver(struct db *db, CURL *h, PGresult *r, int i)
 {
-    const char *id = PQgetvalue(r, i, 0);
-    long attempts = atol(PQgetvalue(r, i, 4));
-    char *body = body_of(id, PQgetvalue(r, i, 2), PQgetvalue(r, i, 3));
+    const char *id = PQgetvalue(r, i, 0), *attempt = PQgetvalue(r, i, 4);
+    long attempts = atol(attempt);
+    /* Just before posting: still ours (a sender whose lease ran out does not post), still
+     * wanted (the chat may have been removed), and to the link the chat has now. */
+    PGresult *now = db_outbox_still(db, id, attempt);
+    if (!now || PQntuples(now) != 1) {
+        PQclear(now);
+        return;
+    }
+    char *body = body_of(id, PQgetvalue(now, 0, 1), PQgetvalue(r, i, 3));
     char error[ANSWER_KEEP + 200] = "the message could not be written";
     enum attempt_end o =
-        body ? post(h, id, PQgetvalue(r, i, 1), body, error, sizeof error) : GIVE_UP;
+        body ? post(h, id, PQgetvalue(now, 0, 0), body, error, sizeof error) : GIVE_UP;
+    PQclear(now);
     free(body);
     if (o == SENT) {
         atomic_fetch_add(&delivered, 1);
-        db_outbox_delivered(db, id);
+        db_outbox_delivered(db, id, attempt);
         return;
     }
     atomic_fetch_add(&failed_attempts, 1);
@@ -270,40 +332,42 @@ static void deliver(struct db *db, CURL *h, PGresult *r, int i)
         atomic_fetch_add(&given_up, 1);
     log_msg(give_up ? LOG_WARN : LOG_INFO, "chat", "message %s, attempt %ld: %s%s", id, attempts,
             error, give_up ? " (given up)" : "");
-    db_outbox_retry(db, id, give_up ? NULL : wait, error);
+    db_outbox_retry(db, id, attempt, give_up ? NULL : wait, error);
 }
 
+/* One worker: one message at a time, so that its lease (two attempts' time and some) covers
+ * the one attempt it makes; other workers, here or in another process, send other chats'. */
 static void *run(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "m44d-chat");
     struct db *db = db_thread();
     CURL *h = curl_easy_init();
-    char batch[16], lease[16];
-    snprintf(batch, sizeof batch, "%d", BATCH);
+    char lease[16];
     snprintf(lease, sizeof lease, "%u", opts.timeout * 2 + 5);
+    unsigned long seen = 0;
     for (;;) {
         pthread_mutex_lock(&lock);
         bool quit = stop;
         pthread_mutex_unlock(&lock);
         if (quit)
             break;
-        int n = 0;
-        PGresult *r = h && db_ensure(db) ? db_outbox_claim(db, batch, lease) : NULL;
-        for (int i = 0; r && i < PQntuples(r); i++, n++)
-            deliver(db, h, r, i);
+        PGresult *r = h && db_ensure(db) ? db_outbox_claim(db, "1", lease) : NULL;
+        int n = r ? PQntuples(r) : 0;
+        if (n == 1)
+            deliver(db, h, r, 0);
         PQclear(r);
         if (n > 0)
-            continue; /* the next of each chat may be due now */
+            continue; /* the next may be due now */
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += IDLE_MS * 1000000L;
         until.tv_sec += until.tv_nsec / 1000000000L;
         until.tv_nsec %= 1000000000L;
         pthread_mutex_lock(&lock);
-        while (!woken && !stop && pthread_cond_timedwait(&cond, &lock, &until) == 0)
+        while (wakes == seen && !stop && pthread_cond_timedwait(&cond, &lock, &until) == 0)
             ;
-        woken = false;
+        seen = wakes;
         pthread_mutex_unlock(&lock);
     }
     if (h)
@@ -314,11 +378,17 @@ static void *run(void *arg)
 bool chat_delivery_start(const struct chat_options *o)
 {
     opts = *o;
-    stop = woken = false;
-    running = pthread_create(&thread, NULL, run, NULL) == 0;
-    if (!running)
-        log_msg(LOG_ERROR, "chat", "cannot start the chat delivery thread");
-    return running;
+    stop = false;
+    int want = opts.workers < 1                  ? 1
+               : opts.workers > CHAT_WORKERS_MAX ? CHAT_WORKERS_MAX
+                                                 : (int)opts.workers;
+    for (nthreads = 0; nthreads < want; nthreads++)
+        if (pthread_create(&threads[nthreads], NULL, run, NULL) != 0)
+            break;
+    running = nthreads > 0;
+    if (nthreads < want)
+        log_msg(LOG_ERROR, "chat", "cannot start the chat delivery threads");
+    return nthreads == want;
 }
 
 void chat_delivery_stop(void)
@@ -327,8 +397,10 @@ void chat_delivery_stop(void)
         return;
     pthread_mutex_lock(&lock);
     stop = true;
-    pthread_cond_signal(&cond);
+    pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
-    pthread_join(thread, NULL);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    nthreads = 0;
     running = false;
 }

@@ -103,8 +103,18 @@ static enum cres set_campaign(struct db *db, struct write_ctx *w)
     if (rc != C_OK)
         return rc;
     if (!a->url) { /* removed: a campaign of a grand campaign hears the grand campaign's */
+        PGresult *res = db_chat_of(db, w->c->id);
+        if (!res)
+            return C_DBERR;
         free(w->c->webhook_url);
         w->c->webhook_url = NULL;
+        w->c->webhook_own = false;
+        if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
+            w->c->webhook_url = strdup(PQgetvalue(res, 0, 0));
+            chat_kind_parse(PQgetvalue(res, 0, 1), &w->c->webhook_kind);
+            w->c->webhook_own = PQgetvalue(res, 0, 2)[0] == 't';
+        }
+        PQclear(res);
     }
     w->status = 200;
     w->body = campaign_status(db, w->c);

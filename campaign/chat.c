@@ -97,11 +97,28 @@ void chat_faces(const enum face *f, int n, char *out, size_t len)
     }
 }
 
+/* A text cut to its buffer may end inside a character: that character goes. */
+static void whole_characters(char *s)
+{
+    size_t n = strlen(s), i = n, tail = 0;
+    while (tail < 4 && i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+        i--, tail++;
+    if (i == 0)
+        return;
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (tail + 1 < need)
+        s[i - 1] = '\0';
+}
+
 /* Writes one message: `scope` is whose chat it is; `campaign_id` what it is about (or NULL). */
 static enum cres tell(struct db *db, const char *scope, const char *campaign_id, const char *url,
                       enum chat_kind kind, json_t *campaign, json_t *grand, const char *event,
-                      const char *text)
+                      const char *whole)
 {
+    char text[CHAT_TEXT_MAX];
+    snprintf(text, sizeof text, "%s", whole);
+    whole_characters(text);
     json_t *m =
         json_pack("{s:s, s:s, s:o, s:o}", "event", event, "text", text, "campaign",
                   campaign ? campaign : json_null(), "grand_campaign", grand ? grand : json_null());
@@ -175,6 +192,9 @@ enum cres chat_set(struct db *db, struct campaign *c, struct grand *g, const cha
                 rc = C_DBERR;
             free(text);
         }
+        /* Their logs changed: their pages read them again. */
+        if (rc == C_OK && g->nmembers && !db_grand_members_touch(db, g->id))
+            rc = C_DBERR;
     }
     json_decref(detail);
     if (rc != C_OK || !url)

@@ -34,11 +34,12 @@
 #define CAMPAIGN_HELD                                                                               \
     AGG("h.id, h.side, h.grant_id, h.battle, h.state",                                             \
         "ORDER BY h.id) FROM holdings h WHERE h.campaign_id = c.id")
-/* The last action that was not undone (undo and key re-issues are not actions on the game):
- * [seq, actor, action, detail], or null. */
+/* The last action that was not undone (undo, key re-issues and the chat's link are not actions
+ * on the game): [seq, actor, action, detail], or null. */
 #define CAMPAIGN_LAST_ACTION                                                                        \
     "(SELECT json_build_array(l.seq, l.actor, l.action, l.detail) FROM event_log l "                 \
-    "WHERE l.campaign_id = c.id AND l.action NOT IN ('undo', 'key_reissued') AND NOT EXISTS "       \
+    "WHERE l.campaign_id = c.id AND l.action NOT IN ('undo', 'key_reissued', 'chat_set') "           \
+    "AND NOT EXISTS "                                                                                \
     "(SELECT 1 FROM event_log u WHERE u.campaign_id = c.id AND u.action = 'undo' "                  \
     "AND (u.detail ->> 'undid')::bigint = l.seq) ORDER BY l.seq DESC LIMIT 1)"
 #define CAMPAIGN_COLUMNS                                                                            \

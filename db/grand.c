@@ -25,9 +25,11 @@ long db_grand_insert(struct db *db, const char *const p[10])
                         "WHERE c.grand_campaign_id = g.id), '[]')"
 static struct db_statement st_get = {
     "grand_get", "SELECT " GRAND_COLUMNS " FROM grand_campaigns g WHERE g.id = $1::uuid", 1, 0};
+/* The row lock alone: the read comes after it, in a statement of its own, so that it sees what
+ * a write it waited for committed (a campaign another POST .../next added meanwhile). */
 static struct db_statement st_lock = {
     "grand_lock",
-    "SELECT " GRAND_COLUMNS " FROM grand_campaigns g WHERE g.id = $1::uuid FOR UPDATE OF g", 1, 0};
+    "SELECT count(*) FROM (SELECT 1 FROM grand_campaigns WHERE id = $1::uuid FOR UPDATE) g", 1, 0};
 /* Its campaigns first: a write to one of them locks the campaign, then the grand campaign (its
  * version), so a grand campaign's writes take the same order and never deadlock with them. */
 static struct db_statement st_lock_members = {
@@ -39,13 +41,13 @@ static struct db_statement st_lock_members = {
 PGresult *db_grand_get(struct db *db, const char *id, bool lock)
 {
     const char *p[] = {id};
-    if (lock) {
-        PGresult *m = db_exec(db, &st_lock_members, p);
+    for (int i = 0; lock && i < 2; i++) {
+        PGresult *m = db_exec(db, i == 0 ? &st_lock_members : &st_lock, p);
         if (!m)
             return NULL;
         PQclear(m);
     }
-    return db_exec(db, lock ? &st_lock : &st_get, p);
+    return db_exec(db, &st_get, p);
 }
 
 static struct db_statement st_bump = {

@@ -21,15 +21,38 @@ bool db_chat_set(struct db *db, bool grand, const char *id, const char *url, con
     return db_defer(db, grand ? &st_grand_set : &st_campaign_set, p);
 }
 
+static struct db_statement st_chat_of = {
+    "chat_of",
+    "SELECT coalesce(c.webhook_url, g.webhook_url), coalesce(c.webhook_kind, g.webhook_kind), "
+    "c.webhook_url IS NOT NULL FROM campaigns c LEFT JOIN grand_campaigns g ON g.id = "
+    "c.grand_campaign_id WHERE c.id = $1::uuid",
+    1, 0};
+
+PGresult *db_chat_of(struct db *db, const char *campaign_id)
+{
+    const char *p[] = {campaign_id};
+    return db_exec(db, &st_chat_of, p);
+}
+
+static struct db_statement st_members_touch = {
+    "grand_members_touch",
+    "UPDATE campaigns SET version = version + 1 WHERE grand_campaign_id = $1::uuid", 1, 0};
+
+bool db_grand_members_touch(struct db *db, const char *grand_id)
+{
+    const char *p[] = {grand_id};
+    return db_defer(db, &st_members_touch, p);
+}
+
 /* Messages not yet delivered follow the chat to its new URL, or are not sent when it is gone. */
+/* The time a message is due is left alone: one being sent now (leased) must not be taken by
+ * another sender; the sender checks the row again just before it posts (db_outbox_still). */
 static struct db_statement st_reroute = {
     "outbox_reroute",
-    "UPDATE outbox SET url = $2, kind = $3, next_at = now() WHERE scope = $1::uuid "
-    "AND state = 'pending'",
-    3, 0};
+    "UPDATE outbox SET url = $2, kind = $3 WHERE scope = $1::uuid AND state = 'pending'", 3, 0};
 static struct db_statement st_drop = {
     "outbox_drop",
-    "UPDATE outbox SET state = 'failed', last_error = $2 WHERE scope = $1::uuid "
+    "UPDATE outbox SET state = 'failed', url = NULL, last_error = $2 WHERE scope = $1::uuid "
     "AND state = 'pending'",
     2, 0};
 
@@ -63,6 +86,8 @@ bool db_outbox_insert(struct db *db, const char *const p[5])
  * Up to $1 due messages, each the first not yet delivered of its chat, leased for $2 seconds
  * (next_at moves past the lease: should this process die while sending, the message is sent
  * again once it ends). SKIP LOCKED: other workers, in this process or another, take others.
+ * The attempt number is the lease's token: the sender's later updates name it, so a sender
+ * whose lease ran out and was taken over changes nothing.
  */
 static struct db_statement st_claim = {
     "outbox_claim",
@@ -80,28 +105,42 @@ PGresult *db_outbox_claim(struct db *db, const char *limit, const char *lease_se
     return db_exec(db, &st_claim, p);
 }
 
+/* Still ours to send ($2: the attempt we leased), and where to now. */
+static struct db_statement st_still = {
+    "outbox_still",
+    "SELECT url, kind FROM outbox WHERE id = $1::bigint AND state = 'pending' AND "
+    "attempts = $2::int",
+    2, 0};
 static struct db_statement st_delivered = {
     "outbox_delivered",
-    "UPDATE outbox SET state = 'delivered', delivered_at = now(), last_error = NULL "
-    "WHERE id = $1::bigint AND state = 'pending'",
-    1, 0};
-/* $2: seconds to wait, or NULL: give up. */
+    "UPDATE outbox SET state = 'delivered', delivered_at = now(), last_error = NULL, url = NULL "
+    "WHERE id = $1::bigint AND state = 'pending' AND attempts = $2::int",
+    2, 0};
+/* $3: seconds to wait, or NULL: give up. */
 static struct db_statement st_retry = {
     "outbox_retry",
-    "UPDATE outbox SET last_error = $3, state = CASE WHEN $2::int IS NULL THEN 'failed' ELSE "
-    "'pending' END, next_at = now() + make_interval(secs => coalesce($2::int, 0)) "
-    "WHERE id = $1::bigint AND state = 'pending'",
-    3, 0};
+    "UPDATE outbox SET last_error = $4, state = CASE WHEN $3::int IS NULL THEN 'failed' ELSE "
+    "'pending' END, url = CASE WHEN $3::int IS NULL THEN NULL ELSE url END, next_at = now() + "
+    "make_interval(secs => coalesce($3::int, 0)) WHERE id = $1::bigint AND state = 'pending' AND "
+    "attempts = $2::int",
+    4, 0};
 
-bool db_outbox_delivered(struct db *db, const char *id)
+PGresult *db_outbox_still(struct db *db, const char *id, const char *attempt)
 {
-    const char *p[] = {id};
+    const char *p[] = {id, attempt};
+    return db_exec(db, &st_still, p);
+}
+
+bool db_outbox_delivered(struct db *db, const char *id, const char *attempt)
+{
+    const char *p[] = {id, attempt};
     return db_command(db, &st_delivered, p) >= 0;
 }
 
-bool db_outbox_retry(struct db *db, const char *id, const char *wait_seconds, const char *error)
+bool db_outbox_retry(struct db *db, const char *id, const char *attempt, const char *wait_seconds,
+                     const char *error)
 {
-    const char *p[] = {id, wait_seconds, error};
+    const char *p[] = {id, attempt, wait_seconds, error};
     return db_command(db, &st_retry, p) >= 0;
 }
 

@@ -105,9 +105,16 @@ bool db_outbox_reroute(struct db *db, const char *scope, const char *url, const 
 bool db_outbox_insert(struct db *db, const char *const p[5]);
 /* id, url, kind, message, attempts */
 PGresult *db_outbox_claim(struct db *db, const char *limit, const char *lease_seconds);
-bool db_outbox_delivered(struct db *db, const char *id);
+/* [url, kind] while the message is still pending under the attempt leased; no row otherwise */
+PGresult *db_outbox_still(struct db *db, const char *id, const char *attempt);
+bool db_outbox_delivered(struct db *db, const char *id, const char *attempt);
 /* wait_seconds NULL: give up (failed) */
-bool db_outbox_retry(struct db *db, const char *id, const char *wait_seconds, const char *error);
+bool db_outbox_retry(struct db *db, const char *id, const char *attempt, const char *wait_seconds,
+                     const char *error);
+/* A campaign's chat: [url, kind, own] (its own, or its grand campaign's; NULLs: none) */
+PGresult *db_chat_of(struct db *db, const char *campaign_id);
+/* Every campaign of a grand campaign changed (its log says the chat was set). */
+bool db_grand_members_touch(struct db *db, const char *grand_id);
 /* pending, delivered, failed, last delivered at, last error, next attempt at */
 PGresult *db_outbox_status(struct db *db, const char *scope);
 

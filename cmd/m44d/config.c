@@ -57,6 +57,8 @@ static const struct option_spec options[] = {
      "seconds a response is kept for a repeat with the same Idempotency-Key (then deleted)"},
     {"cache-entries", "M44_CACHE_ENTRIES", OPT_INT, "4096", 0, 1000000, NULL, FIELD(cache_entries),
      "rendered campaign standings kept in memory, a few KiB each (0: none)"},
+    {"chat-workers", "M44_CHAT_WORKERS", OPT_INT, "4", 1, 32, NULL, FIELD(chat_workers),
+     "threads posting to groups' chats at once, each with its own PostgreSQL connection"},
     {"chat-timeout", "M44_CHAT_TIMEOUT", OPT_INT, "10", 1, 120, NULL, FIELD(chat_timeout),
      "seconds one attempt to post to a group's chat may take"},
     {"chat-attempts", "M44_CHAT_ATTEMPTS", OPT_INT, "12", 1, 1000, NULL, FIELD(chat_attempts),

@@ -27,7 +27,8 @@ struct config {
     long version_poll_ms; /* long polls: how often other daemons' changes are looked for */
     long idempotency_ttl; /* seconds a stored response for an Idempotency-Key is kept */
     long cache_entries;   /* rendered standings kept in memory */
-    long chat_timeout;    /* the group's chat: seconds for one delivery attempt */
+    long chat_workers;    /* the group's chat: threads delivering at once */
+    long chat_timeout;    /* seconds for one delivery attempt */
     long chat_attempts;   /* attempts before a message is given up */
     long chat_retry_max;  /* longest wait between attempts, seconds */
     char chat_private[8]; /* "deny" or "allow": deliver to private addresses */

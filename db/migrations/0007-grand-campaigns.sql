@@ -47,7 +47,7 @@ CREATE TABLE outbox (
     id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     scope        uuid NOT NULL,
     campaign_id  uuid REFERENCES campaigns (id), -- what it is about (NULL: the grand campaign)
-    url          text NOT NULL,          -- where to, as set when it was written (or changed since)
+    url          text,                   -- where to (a secret: cleared once it is sent or given up)
     kind         m44_chat_kind NOT NULL, -- the body the chat takes
     message      jsonb NOT NULL,         -- {event, text, campaign, grand_campaign, at}
     state        m44_delivery NOT NULL DEFAULT 'pending',
@@ -55,7 +55,8 @@ CREATE TABLE outbox (
     next_at      timestamptz NOT NULL DEFAULT now(), -- due; while one is being sent, its lease
     last_error   text,
     created_at   timestamptz NOT NULL DEFAULT now(),
-    delivered_at timestamptz
+    delivered_at timestamptz,
+    CONSTRAINT outbox_url CHECK (state <> 'pending' OR url IS NOT NULL)
 );
 -- Due messages, and the first one still pending of each chat (sent in order).
 CREATE INDEX outbox_due ON outbox (next_at) WHERE state = 'pending';

@@ -17,7 +17,7 @@ static struct daemon chatd;
 static char *chat_db;
 static struct receiver *rx;
 static const char *const chat_args[] = {
-    "--chat-private", "allow", "--chat-retry-max", "1", "--chat-timeout", "2", NULL};
+    "--chat-private", "allow", "--chat-retry-max", "1", "--chat-timeout", "4", NULL};
 
 static int suite_init(void)
 {
@@ -54,7 +54,7 @@ static struct http_resp *set_chat(const struct daemon *d, const struct camp *c, 
 static struct http_resp *chat_status(const struct daemon *d, const struct camp *c)
 {
     char path[200];
-    snprintf(path, sizeof path, "/api/v1/campaigns/%s/webhook", c->id);
+    snprintf(path, sizeof path, "/api/v1/campaigns/%.40s/webhook", c->id);
     return api(d, "GET", path, c, ORGANIZER, NULL, NULL);
 }
 
@@ -216,7 +216,9 @@ static void test_chat_down(void)
     struct camp c;
     CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
     expect_status(set_chat(&chatd, &c, ORGANIZER, "/down", NULL), 200, "set");
-    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+    /* The greeting recorded as sent before the chat goes away (the chat seeing it is not
+     * enough: an answer lost on the way means it comes again). */
+    CU_ASSERT_FATAL(wait_status(&chatd, &c, "delivered", 1, 20) == 1);
     receiver_down(rx);
     /* Every action succeeds while the chat cannot be reached. */
     play_battle(&chatd, &c, 6);
@@ -259,7 +261,9 @@ static void test_killed(void)
     struct camp c;
     CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
     expect_status(set_chat(&chatd, &c, ORGANIZER, "/killed", NULL), 200, "set");
-    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+    /* The greeting recorded as sent before the chat goes away (the chat seeing it is not
+     * enough: an answer lost on the way means it comes again). */
+    CU_ASSERT_FATAL(wait_status(&chatd, &c, "delivered", 1, 20) == 1);
     /* Committed, not yet delivered (the chat is down), and the process dies. */
     receiver_down(rx);
     play_battle(&chatd, &c, 1);
@@ -267,6 +271,7 @@ static void test_killed(void)
     CU_ASSERT_FATAL(receiver_up(rx));
     CU_ASSERT_FATAL(receiver_wait(rx, 2, 30));
     check_messages(1, 1, PLAY_EVENTS, PLAY_WORDS, c.id);
+    CU_ASSERT_FATAL(wait_status(&chatd, &c, "delivered", 2, 20) == 2);
 
     /* Killed while the chat holds the request: sent again after the restart, with the same
      * Idempotency-Key, and then never again. */
@@ -284,6 +289,53 @@ static void test_killed(void)
     sleep(2);
     CU_ASSERT_EQUAL(receiver_count(rx), 4);
     CU_ASSERT_EQUAL(wait_status(&chatd, &c, "delivered", 3, 5), 3);
+}
+
+/* ---- two m44d on one database, a slow chat: each message posted once ---- */
+
+static void test_two_senders(void)
+{
+    receiver_clear(rx);
+    struct daemon second;
+    CU_ASSERT_FATAL(daemon_start(&second, chat_db, chat_args));
+    /* Eight chats, each greeted and told of a battle while the chat is down; then it answers,
+     * every answer 2 s late: sixteen workers between the two, and a sender that took several
+     * at once and sent them one after another would outlive its lease. */
+    receiver_down(rx);
+    struct camp c[8];
+    for (int i = 0; i < 8; i++) {
+        CU_ASSERT_FATAL(camp_create(i % 2 ? &second : &chatd, CREATE, &c[i]));
+        char path[32];
+        snprintf(path, sizeof path, "/two/%d", i);
+        expect_status(set_chat(i % 2 ? &second : &chatd, &c[i], ORGANIZER, path, NULL), 200, "set");
+        expect_status(camp_post(&chatd, &c[i], ORGANIZER, "/battles",
+                                "{\"scenario\":\"Pegasus Bridge\",\"first_player\":\"allies\","
+                                "\"cards\":{\"allies\":5,\"axis\":4},\"medals_to_win\":4}"),
+                      201, "battle");
+    }
+    for (int i = 0; i < 8; i++) /* every greeting tried once: all due again together */
+        for (int k = 0; k < 100; k++) {
+            struct http_resp *r = chat_status(&chatd, &c[i]);
+            bool tried = !json_is_null(http_json_at(r, "last_error"));
+            http_free(r);
+            if (tried)
+                break;
+            usleep(100 * 1000);
+        }
+    receiver_delay(rx, 2000);
+    CU_ASSERT_FATAL(receiver_up(rx));
+    for (int i = 0; i < 8; i++)
+        CU_ASSERT_EQUAL(wait_status(&chatd, &c[i], "delivered", 2, 60), 2);
+    receiver_delay(rx, 0);
+    int n = receiver_count(rx);
+    CU_ASSERT_EQUAL(n, 16);
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++)
+            if (strcmp(receiver_key(rx, i), receiver_key(rx, k)) == 0) {
+                fprintf(stderr, "\n%s posted twice\n", receiver_key(rx, i));
+                CU_FAIL("a message posted twice");
+            }
+    CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
 }
 
 /* ---- refused, and removed ---- */
@@ -335,9 +387,28 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(camp_version(&chatd, &c), v);
     CU_ASSERT_EQUAL(receiver_count(rx), 0);
 
+    /* Setting the chat is not a move in the game: the last move can still be undone. */
+    expect_status(camp_post(&chatd, &c, ORGANIZER, "/battles",
+                            "{\"scenario\":\"Pegasus Bridge\",\"first_player\":\"allies\","
+                            "\"cards\":{\"allies\":5,\"axis\":4},\"medals_to_win\":4}"),
+                  201, "battle");
+    expect_status(set_chat(&chatd, &c, ORGANIZER, "/undo", NULL), 200, "set");
+    r = camp_get(&chatd, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.action"), "battle_created");
+    http_free(r);
+    expect_status(camp_post(&chatd, &c, ORGANIZER, "/undo", "{}"), 200, "undo");
+    r = camp_get(&chatd, &c, "");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "battles")), 0);
+    http_free(r);
+    CU_ASSERT_FATAL(wait_status(&chatd, &c, "delivered", 2, 20) == 2); /* greeting, undo */
+    expect_status(camp_post(&chatd, &c, ORGANIZER, "/webhook", "{\"url\":null}"), 200, "off");
+    receiver_clear(rx);
+
     /* Removed: what was not yet sent is not sent, and says why. */
     expect_status(set_chat(&chatd, &c, ORGANIZER, "/removed", NULL), 200, "set");
-    CU_ASSERT_FATAL(receiver_wait(rx, 1, 20));
+    /* The greeting recorded as sent before the chat goes away (the first chat's greeting and
+     * its word of the undo, then this one). */
+    CU_ASSERT_FATAL(wait_status(&chatd, &c, "delivered", 3, 20) == 3);
     receiver_down(rx);
     play_battle(&chatd, &c, 2);
     r = camp_post(&chatd, &c, ORGANIZER, "/webhook", "{\"url\":null}");
@@ -413,6 +484,25 @@ static void test_kinds(void)
                       55) == 0);
     CU_ASSERT_STRING_EQUAL(receiver_path(rx, 1), "/slack");
     json_decref(s);
+
+    /* A name at its longest, every byte escaped or several to a character: sent whole. */
+    char name[256] = "&";
+    for (int i = 0; i < 169; i++)
+        strcat(name, "<");
+    for (int i = 0; i < 10; i++)
+        strcat(name, "€");
+    char create[600];
+    snprintf(create, sizeof create, "{\"name\":\"%s\",\"ruleset\":\"standard\",\"dice\":\"table\"}",
+             name);
+    struct camp longc;
+    CU_ASSERT_FATAL(camp_create(&chatd, create, &longc));
+    expect_status(set_chat(&chatd, &longc, ORGANIZER, "/slack-long", "slack"), 200, "long");
+    CU_ASSERT_FATAL(receiver_wait(rx, 3, 20));
+    json_t *l = msg(2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT(strncmp(mstr(l, "text"), "*&amp;&lt;&lt;", 14) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mstr(l, "text"), "€€€€€€€€€€*: This chat now hears"));
+    json_decref(l);
 
     /* Left out, the kind follows the link's host. */
     r = camp_post(&chatd, &c, ORGANIZER, "/webhook",
@@ -496,6 +586,20 @@ static void test_grand(void)
     r = chat_status(&chatd, &m);
     CU_ASSERT_TRUE(json_is_false(http_json_at(r, "inherited")));
     http_free(r);
+    /* Its own removed, it hears the grand campaign's again, and the answer says so. */
+    r = camp_post(&chatd, &m, ORGANIZER, "/webhook", "{\"url\":null}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "set")));
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "inherited")));
+    http_free(r);
+    /* The grand campaign's chat set again: its campaign's page sees its log change. */
+    long long v = camp_version(&chatd, &m);
+    snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s/webhook", g.id);
+    expect_status(api(&chatd, "POST", path, &g, ORGANIZER, body, NULL), 200, "again");
+    CU_ASSERT(camp_version(&chatd, &m) > v);
+    r = camp_get(&chatd, &m, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.action"), "roll");
+    http_free(r);
 }
 
 void register_chat_tests(void)
@@ -504,6 +608,7 @@ void register_chat_tests(void)
     CU_add_test(s, "messages arrive once each, in order, in players' words", test_in_order);
     CU_add_test(s, "the chat down: actions succeed, messages come after", test_chat_down);
     CU_add_test(s, "m44d killed before or during delivery still delivers", test_killed);
+    CU_add_test(s, "two m44d, a slow chat: each message posted once", test_two_senders);
     CU_add_test(s, "bad links, wrong keys, a removed chat", test_refusals);
     CU_add_test(s, "private addresses refused by default", test_private_refused);
     CU_add_test(s, "Discord and Slack bodies", test_kinds);

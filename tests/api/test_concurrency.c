@@ -505,12 +505,51 @@ static void test_standings_batched(void)
     CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
 }
 
+/* The organizer's "start the next campaign" sent from two phones at once: one campaign starts,
+ * the others are told the first is being played (never a 500, never two campaigns). */
+static void test_concurrent_next(void)
+{
+    for (int round = 0; round < 5; round++) {
+        struct http_resp *r =
+            api(&api_daemon, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
+                "{\"name\":\"race\",\"grand_ruleset\":\"island-hoppers-grand\"}", NULL);
+        CU_ASSERT_EQUAL_FATAL(r->status, 201);
+        struct camp g;
+        memset(&g, 0, sizeof g);
+        snprintf(g.id, sizeof g.id, "%s", http_str(r, "id"));
+        snprintf(g.key[ORGANIZER], sizeof g.key[0], "%s", http_str(r, "organizer_key"));
+        http_free(r);
+        char path[128];
+        snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s/next", g.id);
+        struct shot shots[4];
+        for (int i = 0; i < 4; i++)
+            shots[i] = (struct shot){.d = &api_daemon,
+                                     .method = "POST",
+                                     .path = path,
+                                     .body = "{}",
+                                     .c = &g,
+                                     .who = ORGANIZER};
+        CU_ASSERT_EQUAL(race(shots, 4, 201), 1);
+        for (int i = 0; i < 4; i++) {
+            if (shots[i].status != 201 && shots[i].status != 409)
+                fprintf(stderr, "\nnext at once: %ld %s\n", shots[i].status, shots[i].body_out);
+            CU_ASSERT(shots[i].status == 201 || shots[i].status == 409);
+        }
+        free_shots(shots, 4);
+        char sql[200];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM campaigns WHERE grand_campaign_id = '%s'",
+                 g.id);
+        CU_ASSERT_EQUAL(sql_long(sql), 1);
+    }
+}
+
 void register_concurrency_tests(void)
 {
     CU_pSuite s = CU_add_suite("idempotency and concurrency", NULL, NULL);
     CU_add_test(s, "Idempotency-Key: the same request twice", test_same_key_twice);
     CU_add_test(s, "Idempotency-Key on campaign creation", test_create_with_key);
     CU_add_test(s, "16 concurrent requests with one key: one roll", test_concurrent_same_key);
+    CU_add_test(s, "the next campaign started from two phones at once", test_concurrent_next);
     CU_add_test(s, "16 threads racing one side's choice: one succeeds", test_racing_choices);
     CU_add_test(s, "racing rolls: numbers 1..N, no gap", test_racing_rolls_one_daemon);
     CU_add_test(s, "two daemons on one database", test_two_daemons);

@@ -23,7 +23,7 @@ struct receiver {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     enum receiver_mode mode;
-    int status;
+    int status, delay_ms;
     bool stopping;
     struct post posts[MAX_POSTS];
     int n;
@@ -84,7 +84,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
         pthread_cond_wait(&r->cond, &r->lock);
     if (status == 204 && r->mode == RECV_STATUS)
         status = r->status;
+    int delay = r->delay_ms;
     pthread_mutex_unlock(&r->lock);
+    if (delay > 0)
+        usleep((useconds_t)delay * 1000);
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
     enum MHD_Result ok = MHD_queue_response(conn, (unsigned)status, resp);
@@ -184,6 +187,13 @@ void receiver_mode(struct receiver *r, enum receiver_mode m, int status)
     r->mode = m;
     r->status = status;
     pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+}
+
+void receiver_delay(struct receiver *r, int ms)
+{
+    pthread_mutex_lock(&r->lock);
+    r->delay_ms = ms;
     pthread_mutex_unlock(&r->lock);
 }
 

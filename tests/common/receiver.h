@@ -27,6 +27,8 @@ void receiver_free(struct receiver *r);
 
 int receiver_port(const struct receiver *r);
 void receiver_mode(struct receiver *r, enum receiver_mode m, int status);
+/* Every answer from now on comes `ms` milliseconds after the request (a slow chat). */
+void receiver_delay(struct receiver *r, int ms);
 
 /* How many POSTs were recorded; waits up to `timeout_s` for at least `n` (true if reached). */
 int receiver_count(struct receiver *r);
