@@ -284,6 +284,24 @@ static int threads_named(pid_t pid, const char *name)
     return n;
 }
 
+/* Every thread's name, for a count that came out wrong. */
+static void print_threads(pid_t pid)
+{
+    char dir_path[64];
+    snprintf(dir_path, sizeof dir_path, "/proc/%d/task", (int)pid);
+    DIR *dir = opendir(dir_path);
+    fprintf(stderr, "\nthreads:");
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        char path[384], comm[64];
+        snprintf(path, sizeof path, "%s/%s/comm", dir_path, e->d_name);
+        if (e->d_name[0] != '.')
+            fprintf(stderr, " %s", first_line(path, comm, sizeof comm));
+    }
+    fprintf(stderr, "\n");
+    if (dir)
+        closedir(dir);
+}
+
 /* --http-threads sizes libmicrohttpd's pool, --threads the database workers: not each other. */
 static void test_thread_options(void)
 {
@@ -291,12 +309,17 @@ static void test_thread_options(void)
     const char *args[] = {"--http-threads", "3", "--threads", "5", NULL};
     CU_ASSERT_FATAL(daemon_start(&t, conninfo, args));
     /* Each thread names itself once it runs, which under valgrind can be after m44d answers
-     * its first request: wait until only the main thread has the process's name. */
+     * its first request (libmicrohttpd's first worker answers while the others are still being
+     * made): wait until only the main thread has the process's name and every pool is whole. */
     char path[64], main_name[64]; /* "m44d", or valgrind's under valgrind */
     snprintf(path, sizeof path, "/proc/%d/comm", (int)t.pid);
     first_line(path, main_name, sizeof main_name);
     CU_ASSERT_FATAL(main_name[0] != '\0');
-    for (int i = 0; i < 100 && threads_named(t.pid, main_name) > 1; i++)
+    for (int i = 0;
+         i < 200 &&
+         (threads_named(t.pid, main_name) > 1 || threads_named(t.pid, "MHD-worker") < 3 ||
+          threads_named(t.pid, "m44d-db") < 5 || threads_named(t.pid, "m44d-chat") < 4);
+         i++)
         tk_sleep_ms(100);
     CU_ASSERT_EQUAL(threads_named(t.pid, main_name), 1);
     CU_ASSERT_EQUAL(threads_named(t.pid, "MHD-worker"), 3);
@@ -304,6 +327,9 @@ static void test_thread_options(void)
     CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-versions"), 1);
     CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-waiters"), 1);
     CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-sweeper"), 1);
+    CU_ASSERT_EQUAL(threads_named(t.pid, "m44d-chat"), 4); /* --chat-workers */
+    if (threads_named(t.pid, "MHD-worker") != 3)
+        print_threads(t.pid);
     CU_ASSERT_EQUAL(daemon_stop(&t, SIGTERM, 30), 0);
 }
 
