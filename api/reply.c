@@ -81,7 +81,10 @@ static bool send_problem(struct req *r, enum problem_code code, json_t *extra, c
         log_msg(LOG_ERROR, "http", "%s %s: %s: %s", r->method, r->path, p->slug, detail);
     char *s = json_dumps(body, JSON_COMPACT);
     json_decref(body);
-    bool ok = s && reply_bytes(r, p->status, "application/problem+json", s, strlen(s), NULL);
+    /* RFC 6750: a 401 says how to authenticate. */
+    const char *bearer[] = {"WWW-Authenticate", "Bearer realm=\"m44d\"", NULL};
+    bool ok = s && reply_bytes(r, p->status, "application/problem+json", s, strlen(s),
+                               p->status == 401 ? bearer : NULL);
     free(s);
     return ok;
 }

@@ -109,6 +109,11 @@ void assert_problem(const struct http_resp *r, long status, const char *code)
     CU_ASSERT_STRING_EQUAL(http_str(r, "code"), code);
     CU_ASSERT_EQUAL(http_int(r, "status"), status);
     CU_ASSERT(strlen(http_str(r, "title")) > 0 && strlen(http_str(r, "detail")) > 0);
+    if (status == 401) { /* API.md: 401 replies carry WWW-Authenticate: Bearer */
+        char auth[128] = "";
+        CU_ASSERT_PTR_NOT_NULL(http_header(r, "WWW-Authenticate", auth, sizeof auth));
+        CU_ASSERT(strncmp(auth, "Bearer", 6) == 0);
+    }
 }
 
 char *jstr(json_t *j)
