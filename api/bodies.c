@@ -309,7 +309,7 @@ bool parse_grand_create(json_t *body, struct grand_input *in, struct jerr *e)
     in->gr = grand_ruleset_find(id);
     if (!in->gr)
         return jerr_set(e, PROBLEM_INVALID_FIELD, "grand_ruleset",
-                        "grand_ruleset \"%s\" is not one of GET /api/v1/grand-rulesets.", id);
+                        "grand_ruleset \"%s\" is not a grand campaign this server has.", id);
     in->what_if = json_is_true(jget(body, "what_if"));
     bool any_what_if = false;
     for (int i = 0; i < in->gr->ncampaigns; i++) {

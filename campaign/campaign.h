@@ -464,6 +464,9 @@ void battle_detail_free(struct battle_detail *d);
 /* Moves battle `b` forward through phases whose work is done (or that have none); `d` may be
  * NULL for a battle with nothing rolled yet. */
 void phase_advance(const struct campaign *c, struct battle *b, const struct battle_detail *d);
+/* The same, stored when the phase moved (after a roll or a choice). */
+enum cres phase_advance_save(struct db *db, const struct campaign *c, struct battle *b,
+                             const struct battle_detail *d);
 
 /* Stores a battle's phase and result. */
 enum cres battle_save(struct db *db, const struct campaign *c, const struct battle *b);

@@ -41,7 +41,9 @@ enum cres campaign_create(struct db *db, const struct create_input *in, struct c
             return C_DBERR;
         if (exists)
             return refuse(e, PROBLEM_CAMPAIGN_EXISTS, "campaign.id",
-                          "A campaign with id %s already exists on this server.", in->id);
+                          "A campaign or grand campaign with id %s already exists on this "
+                          "server.",
+                          in->id);
         snprintf(out->id, sizeof out->id, "%s", in->id);
     } else {
         campaign_new_uuid(out->id);

@@ -18,9 +18,17 @@ enum cres grand_create(struct db *db, const struct grand_input *in, struct grand
                        struct cerr *e)
 {
     memset(out, 0, sizeof *out);
-    if (in->id)
+    if (in->id) { /* one space of ids with campaigns */
+        long exists = db_campaign_exists(db, in->id);
+        if (exists < 0)
+            return C_DBERR;
+        if (exists)
+            return refuse(e, PROBLEM_CAMPAIGN_EXISTS, "grand_campaign.id",
+                          "A campaign or grand campaign with id %s already exists on this "
+                          "server.",
+                          in->id);
         copy(out->id, sizeof out->id, in->id);
-    else
+    } else
         campaign_new_uuid(out->id);
     char hashes[3][65];
     for (int k = 0; k < 3; k++)
@@ -134,8 +142,7 @@ enum cres grand_next(struct db *db, struct grand *g, char new_id[CAMPAIGN_ID_LEN
 {
     if (!g->gr)
         return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL,
-                      "This grand campaign's rules (%s) are not loaded on this server.",
-                      g->ruleset_id);
+                      "This grand campaign's rules are not loaded on this server.");
     int next = g->nmembers + 1;
     if (next > g->gr->ncampaigns)
         return refuse(e, PROBLEM_ALREADY_DONE, NULL,
@@ -162,7 +169,8 @@ enum cres grand_next(struct db *db, struct grand *g, char new_id[CAMPAIGN_ID_LEN
     const struct ruleset_entry *rse = ruleset_entry(ruleset);
     if (!rse)
         return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL,
-                      "The ruleset %s is not loaded on this server.", ruleset);
+                      "The rules of %s are not loaded on this server.",
+                      g->gr->campaigns[next - 1].name);
     struct grand_link link;
     grand_link_of(g, next, &link);
     /* Named as the book names it; its standing names its grand campaign. */

@@ -172,3 +172,11 @@ int campaign_next_scenario(const struct campaign *c)
         return SCENARIO_END;
     return l->s[idx].next[last->winner];
 }
+
+enum cres phase_advance_save(struct db *db, const struct campaign *c, struct battle *b,
+                             const struct battle_detail *d)
+{
+    enum phase before = b->phase;
+    phase_advance(c, b, d);
+    return b->phase != before ? battle_save(db, c, b) : C_OK;
+}

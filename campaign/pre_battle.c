@@ -55,10 +55,7 @@ enum cres campaign_pre_battle_roll(struct db *db, struct campaign *c, int battle
     if (rc == C_OK) {
         d.side[side].pb_rolled = true;
         d.side[side].pb = *out;
-        enum phase before = b->phase;
-        phase_advance(c, b, &d);
-        if (b->phase != before)
-            rc = battle_save(db, c, b);
+        rc = phase_advance_save(db, c, b, &d);
     }
     battle_detail_free(&d);
     return rc;

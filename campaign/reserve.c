@@ -226,10 +226,7 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
         rc = campaign_keep_grants(db, c, side, battle, res);
     if (rc == C_OK) {
         sd->chosen = true;
-        enum phase before = b->phase;
-        phase_advance(c, b, &d);
-        if (b->phase != before)
-            rc = battle_save(db, c, b);
+        rc = phase_advance_save(db, c, b, &d);
     }
 out:
     free(offered);

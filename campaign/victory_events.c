@@ -28,10 +28,7 @@ enum cres campaign_victory_roll(struct db *db, struct campaign *c, int battle, e
     if (rc == C_OK) {
         d.side[side].ve_rolled = true;
         d.side[side].ve = *out;
-        enum phase before = b->phase;
-        phase_advance(c, b, &d);
-        if (b->phase != before)
-            rc = battle_save(db, c, b);
+        rc = phase_advance_save(db, c, b, &d);
     }
     battle_detail_free(&d);
     return rc;

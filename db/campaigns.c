@@ -98,8 +98,13 @@ static struct db_statement st_list = {
         "created_at") ", seq FROM campaigns WHERE $1::bigint IS NULL OR seq < $1::bigint "
                       "ORDER BY seq DESC LIMIT $2::int",
     2, 0};
-static struct db_statement st_exists = {"campaign_exists",
-                                        "SELECT 1 FROM campaigns WHERE id = $1::uuid", 1, 0};
+/* Campaigns and grand campaigns share one space of ids (their GETs, caches and long polls are
+ * keyed by id alone). */
+static struct db_statement st_exists = {
+    "campaign_exists",
+    "SELECT 1 FROM campaigns WHERE id = $1::uuid UNION ALL SELECT 1 FROM grand_campaigns WHERE "
+    "id = $1::uuid",
+    1, 0};
 
 long db_campaign_insert(struct db *db, const char *const p[15])
 {

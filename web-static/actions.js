@@ -178,7 +178,7 @@ function mapsSelect(st, onChange) {
   if (!m || !m.combinations || !m.combinations.length) return null;
   const name = (id) => m.maps[id] || 'a map';
   const sel = h('select', { id: 'battle-maps' }, h('option', { value: '', text: 'One map (the scenario says the medals)' }),
-    m.combinations.map((cb, i) => h('option', { value: String(i), text: `${cb.mode}: ${cb.maps.map(name).join(' + ')} — ${cb.medals_to_win} medals` })));
+    m.combinations.map((cb, i) => h('option', { value: String(i), text: `${cb.mode ? `${cb.mode}: ` : ''}${cb.maps.map(name).join(' + ')} — ${cb.medals_to_win} medals` })));
   sel.addEventListener('change', () => onChange(sel.value === '' ? null : m.combinations[Number(sel.value)]));
   return { sel, el: h('div', {}, h('label', { for: 'battle-maps', text: 'D-Day Landings maps' }), sel) };
 }

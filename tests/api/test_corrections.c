@@ -197,6 +197,25 @@ static void test_every_action_undone(void)
     json_decref(there);
 }
 
+/* An Island Hoppers campaign at the table: the Allies' What-if infantry, the Axis' `axis_face`,
+ * and battle 1 set up. */
+static void island_hoppers_battle(struct camp *c, const char *axis_face)
+{
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"forward\",\"ruleset\":\"island-hoppers\",\"dice\":"
+                                "\"table\",\"what_if\":true}",
+                                c));
+    char body[64];
+    snprintf(body, sizeof body, "{\"faces\":[\"%s\"]}", axis_face);
+    expect_status(camp_post(&api_daemon, c, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"), 201,
+                  "wi");
+    expect_status(camp_post(&api_daemon, c, AXIS, "/what-if", body), 201, "wi");
+    expect_status(camp_post(&api_daemon, c, ORGANIZER, "/battles",
+                            "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
+                            "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
+                  201, "battle");
+}
+
 /* What-if rolls with consequences elsewhere, undone: Soviet Invasion rolled after Szack was set
  * up (battle 1 goes back to its own set-up and to waiting for the roll); Forward Command's second
  * roll giving Forward Command again (the first roll still stands: the event stays, and so does
@@ -221,34 +240,12 @@ static void test_what_if_consequences_undone(void)
     http_free(r);
 
     struct camp ih;
-    CU_ASSERT_FATAL(camp_create(&api_daemon,
-                                "{\"name\":\"forward\",\"ruleset\":\"island-hoppers\",\"dice\":"
-                                "\"table\",\"what_if\":true}",
-                                &ih));
-    expect_status(camp_post(&api_daemon, &ih, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"),
-                  201, "wi");
-    expect_status(camp_post(&api_daemon, &ih, AXIS, "/what-if", "{\"faces\":[\"grenade\"]}"), 201,
-                  "wi");
-    expect_status(camp_post(&api_daemon, &ih, ORGANIZER, "/battles",
-                            "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
-                            "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
-                  201, "battle");
+    island_hoppers_battle(&ih, "grenade");
     do_undo_redo(&ih, AXIS, "/battles/1/pick", "{\"event\":\"night-attacks\"}", 200, ORGANIZER,
                  NULL);
 
     struct camp fc;
-    CU_ASSERT_FATAL(camp_create(&api_daemon,
-                                "{\"name\":\"forward\",\"ruleset\":\"island-hoppers\",\"dice\":"
-                                "\"table\",\"what_if\":true}",
-                                &fc));
-    expect_status(camp_post(&api_daemon, &fc, ALLIES, "/what-if", "{\"faces\":[\"infantry\"]}"),
-                  201, "wi");
-    expect_status(camp_post(&api_daemon, &fc, AXIS, "/what-if", "{\"faces\":[\"star\"]}"), 201,
-                  "wi");
-    expect_status(camp_post(&api_daemon, &fc, ORGANIZER, "/battles",
-                            "{\"scenario\":\"Guadalcanal\",\"first_player\":\"allies\",\"cards\":{"
-                            "\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
-                  201, "battle");
+    island_hoppers_battle(&fc, "star");
     for (int s = ALLIES; s <= AXIS; s++) {
         expect_status(camp_post(&api_daemon, &fc, (enum who)s, "/battles/1/reserve-roll",
                                 "{\"faces\":[\"flag\",\"flag\"]}"),

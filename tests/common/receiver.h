@@ -11,7 +11,7 @@
 
 enum receiver_mode {
     RECV_OK,     /* 204 */
-    RECV_STATUS, /* the status set with receiver_status */
+    RECV_STATUS, /* the status given with receiver_mode */
     RECV_HANG,   /* record, then answer nothing until the mode changes or it stops */
 };
 
