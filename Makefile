@@ -47,7 +47,7 @@ M44D_OBJ := $(B)/cmd/m44d/main.o $(B)/cmd/m44d/config.o
 M44_OBJ  := $(patsubst %.c,$(B)/%.o,$(wildcard cmd/m44/*.c))
 
 TEST_COMMON := $(patsubst %.c,$(B)/%.o,$(wildcard tests/common/*.c))
-TEST_SUITES := unit rules db api faults
+TEST_SUITES := unit rules db api faults abuse
 TEST_BINS   := $(TEST_SUITES:%=$(B)/test-bin/%)
 
 MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))
@@ -155,7 +155,7 @@ test:
 
 test-faults:
 	@scripts/deps.sh faults
-	@tests/run.sh faults
+	@tests/run.sh faults abuse
 
 # The mutation trial (docs/TESTING.md): each tests/mutants/*.patch must make its suite fail.
 mutants:

@@ -82,8 +82,14 @@ bool empty_body(struct req *r)
 
 void reply_db_failure(struct req *r, enum db_result res)
 {
-    if (res == DB_UNAVAILABLE) {
-        reply_problem(r, PROBLEM_UNAVAILABLE, "The database is unavailable; retry shortly.");
+    if (res == DB_UNAVAILABLE || res == DB_UNKNOWN) { /* a read: nothing to be unsure of */
+        reply_problem_retry(r, PROBLEM_UNAVAILABLE, 2,
+                            "The database is unavailable; retry shortly.");
+        return;
+    }
+    if (res == DB_REFUSED) {
+        reply_problem_retry(r, PROBLEM_READ_ONLY, 30,
+                            "The database refuses changes for now (read-only or full).");
         return;
     }
     log_msg(LOG_ERROR, "http", "%s %s: database error [%s] %s", r->method, r->path,

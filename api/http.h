@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "api/clients.h"
 #include "api/problem.h"
 
 #define REQ_MAX_PARAMS 4
@@ -22,9 +23,11 @@ struct route;
 
 struct req {
     struct MHD_Connection *conn;
-    const char *method; /* "GET", "POST", ... ("HEAD" is routed as GET) */
-    const char *path;   /* decoded path, without the query string */
-    char client[64];    /* the client's address, as text */
+    const char *method;           /* "GET", "POST", ... ("HEAD" is routed as GET) */
+    const char *path;             /* decoded path, without the query string */
+    char client[64];              /* the client's address, as text (api/clients.h) */
+    struct client_key client_key; /* what per-client limits count by */
+    int fd;                       /* the connection's socket (to see a parked client hang up) */
     const struct route *route;
     const char *params[REQ_MAX_PARAMS]; /* path parameters, in pattern order */
     int nparams;
@@ -32,7 +35,13 @@ struct req {
 
     char *body; /* request body, NUL-terminated; NULL when empty */
     size_t body_len, body_cap;
-    bool too_large;   /* a streamed body went over --max-body; 413 once it ends */
+    bool too_large; /* a streamed body went over --max-body; 413 once it ends */
+    /* Refused from its head (415, 429...) while a body follows: the body is read and dropped,
+     * then this is the reply (answering before the body would reset the connection). */
+    bool refused;
+    enum problem_code refuse_code;
+    unsigned refuse_retry;
+    char refuse_detail[200];
     size_t discarded; /* bytes of such a body read and dropped */
 
     int status; /* status of the queued reply, 0 while none */
@@ -68,6 +77,10 @@ bool reply_json_headers(struct req *r, int status, json_t *json, const char *con
 /* An application/problem+json reply; detail is printf-style. */
 bool reply_problem(struct req *r, enum problem_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Same, with a Retry-After header of `retry_after` seconds (429, 503). */
+bool reply_problem_retry(struct req *r, enum problem_code code, unsigned retry_after,
+                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Same, with extra members merged into the problem object (reference stolen), e.g. "field". */
 bool reply_problem_extra(struct req *r, enum problem_code code, json_t *extra, const char *fmt, ...)

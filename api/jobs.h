@@ -11,10 +11,12 @@
 
 struct req;
 
-/* Starts `n` workers. Returns false when a thread cannot be created. */
-bool jobs_start(unsigned n);
+/* Starts `n` workers, and `heavy_n` more for exports and imports (LIMIT_HEAVY routes), of
+ * which at most `heavy_waiting` may wait. Returns false when a thread cannot be created. */
+bool jobs_start(unsigned n, unsigned heavy_n, unsigned heavy_waiting);
 
-/* Queues a suspended request for a worker; once the workers are stopping, answers it 503. */
+/* Queues a suspended request for a worker; once the workers are stopping, answers it 503, and
+ * an export or import beyond the heavy queue's bound 503 with Retry-After. */
 void jobs_push(struct req *r);
 
 /* Lets queued requests finish, then stops the workers and closes their connections. */

@@ -1,6 +1,8 @@
 #include "api/metrics.h"
 
 #include "api/chat_delivery.h"
+#include "api/conns.h"
+#include "api/ratelimit.h"
 #include "api/router.h"
 #include "api/sweeper.h"
 #include "api/waiters.h"
@@ -14,8 +16,8 @@
 
 #define MAX_ROUTES 64
 
-static const int statuses[] = {200, 201, 204, 304, 400, 401, 403, 404,
-                               405, 409, 412, 413, 422, 500, 503, 0 /* other */};
+static const int statuses[] = {200, 201, 204, 304, 400, 401, 403, 404, 405,
+                               409, 412, 413, 415, 422, 429, 500, 503, 0 /* other */};
 #define NSTATUS (sizeof statuses / sizeof statuses[0])
 
 static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
@@ -177,6 +179,28 @@ char *metrics_render(size_t *len)
          (unsigned long long)chat_delivered_total(),
          (unsigned long long)chat_failed_attempts_total(),
          (unsigned long long)chat_given_up_total());
+    outf(&o, "# HELP m44d_rate_limited_total Requests refused with 429 for a client's rate, by "
+             "limit.\n"
+             "# TYPE m44d_rate_limited_total counter\n");
+    static const struct {
+        enum limit_class cls;
+        const char *name;
+    } limits[] = {{LIMIT_READ, "read"}, {LIMIT_WRITE, "write"}, {LIMIT_CREATE, "create"}};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+        outf(&o, "m44d_rate_limited_total{limit=\"%s\"} %lu\n", limits[i].name,
+             ratelimit_refused(limits[i].cls));
+    outf(&o,
+         "# HELP m44d_connections_open Connections open now.\n"
+         "# TYPE m44d_connections_open gauge\n"
+         "m44d_connections_open %ld\n"
+         "# HELP m44d_connections_refused_total Connections refused for --per-ip-limit.\n"
+         "# TYPE m44d_connections_refused_total counter\n"
+         "m44d_connections_refused_total %lu\n"
+         "# HELP m44d_head_timeouts_total Connections closed for a request head not whole "
+         "within --head-timeout.\n"
+         "# TYPE m44d_head_timeouts_total counter\n"
+         "m44d_head_timeouts_total %lu\n",
+         conns_open(), conns_refused(), conns_head_timeouts());
     *len = o.len;
     return o.buf;
 }

@@ -64,10 +64,10 @@ bool reply_json(struct req *r, int status, json_t *json)
     return reply_json_headers(r, status, json, NULL);
 }
 
-static bool send_problem(struct req *r, enum problem_code code, json_t *extra, const char *fmt,
-                         va_list ap) __attribute__((format(printf, 4, 0)));
-static bool send_problem(struct req *r, enum problem_code code, json_t *extra, const char *fmt,
-                         va_list ap)
+static bool send_problem(struct req *r, enum problem_code code, json_t *extra, unsigned retry_after,
+                         const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static bool send_problem(struct req *r, enum problem_code code, json_t *extra, unsigned retry_after,
+                         const char *fmt, va_list ap)
 {
     char detail[512];
     vsnprintf(detail, sizeof detail, fmt, ap);
@@ -81,10 +81,13 @@ static bool send_problem(struct req *r, enum problem_code code, json_t *extra, c
         log_msg(LOG_ERROR, "http", "%s %s: %s: %s", r->method, r->path, p->slug, detail);
     char *s = json_dumps(body, JSON_COMPACT);
     json_decref(body);
-    /* RFC 6750: a 401 says how to authenticate. */
+    /* RFC 6750: a 401 says how to authenticate; a 429 or 503 may say when to come back. */
+    char seconds[16];
+    snprintf(seconds, sizeof seconds, "%u", retry_after);
     const char *bearer[] = {"WWW-Authenticate", "Bearer realm=\"m44d\"", NULL};
-    bool ok = s && reply_bytes(r, p->status, "application/problem+json", s, strlen(s),
-                               p->status == 401 ? bearer : NULL);
+    const char *retry[] = {"Retry-After", seconds, NULL};
+    const char *const *headers = p->status == 401 ? bearer : retry_after ? retry : NULL;
+    bool ok = s && reply_bytes(r, p->status, "application/problem+json", s, strlen(s), headers);
     free(s);
     return ok;
 }
@@ -93,7 +96,17 @@ bool reply_problem(struct req *r, enum problem_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    bool ok = send_problem(r, code, NULL, fmt, ap);
+    bool ok = send_problem(r, code, NULL, 0, fmt, ap);
+    va_end(ap);
+    return ok;
+}
+
+bool reply_problem_retry(struct req *r, enum problem_code code, unsigned retry_after,
+                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = send_problem(r, code, NULL, retry_after, fmt, ap);
     va_end(ap);
     return ok;
 }
@@ -102,7 +115,7 @@ bool reply_problem_extra(struct req *r, enum problem_code code, json_t *extra, c
 {
     va_list ap;
     va_start(ap, fmt);
-    bool ok = send_problem(r, code, extra, fmt, ap);
+    bool ok = send_problem(r, code, extra, 0, fmt, ap);
     va_end(ap);
     return ok;
 }

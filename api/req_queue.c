@@ -9,21 +9,38 @@ void req_queue_open(struct req_queue *q)
     pthread_mutex_unlock(&q->lock);
 }
 
-bool req_queue_push(struct req_queue *q, struct req *r)
+enum queue_push req_queue_push_ex(struct req_queue *q, struct req *r, bool urgent, long max_waiting)
 {
     pthread_mutex_lock(&q->lock);
-    bool ok = !q->closed;
-    if (ok) {
-        r->queued_next = NULL;
-        if (q->tail)
-            q->tail->queued_next = r;
-        else
+    enum queue_push res = QUEUED;
+    if (q->closed)
+        res = QUEUE_CLOSED;
+    else if (max_waiting >= 0 && q->len >= (size_t)max_waiting)
+        res = QUEUE_FULL;
+    if (res == QUEUED) {
+        if (urgent) {
+            r->queued_next = q->head;
             q->head = r;
-        q->tail = r;
+            if (!q->tail)
+                q->tail = r;
+        } else {
+            r->queued_next = NULL;
+            if (q->tail)
+                q->tail->queued_next = r;
+            else
+                q->head = r;
+            q->tail = r;
+        }
+        q->len++;
         pthread_cond_signal(&q->cond);
     }
     pthread_mutex_unlock(&q->lock);
-    return ok;
+    return res;
+}
+
+bool req_queue_push(struct req_queue *q, struct req *r)
+{
+    return req_queue_push_ex(q, r, false, -1) == QUEUED;
 }
 
 size_t req_queue_take(struct req_queue *q, struct req **out, size_t max)
@@ -35,6 +52,7 @@ size_t req_queue_take(struct req_queue *q, struct req **out, size_t max)
     while (q->head && n < max) {
         out[n++] = q->head;
         q->head = q->head->queued_next;
+        q->len--;
     }
     if (!q->head)
         q->tail = NULL;

@@ -17,11 +17,12 @@ struct req_queue {
     pthread_cond_t cond;
     struct req *head, *tail;
     bool closed;
+    size_t len;
 };
 
 #define REQ_QUEUE_INIT                                                                             \
     {                                                                                              \
-        PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, true                      \
+        PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, true, 0                   \
     }
 
 /* Lets requests in (a queue starts closed). */
@@ -29,6 +30,13 @@ void req_queue_open(struct req_queue *q);
 
 /* Queues r and wakes one taker. false, with r untouched, when the queue is closed. */
 bool req_queue_push(struct req_queue *q, struct req *r);
+
+enum queue_push { QUEUED, QUEUE_CLOSED, QUEUE_FULL };
+
+/* The same, at the front when `urgent` (taken before everything waiting), and refused with
+ * QUEUE_FULL when `max_waiting` (>= 0) requests are already waiting. */
+enum queue_push req_queue_push_ex(struct req_queue *q, struct req *r, bool urgent,
+                                  long max_waiting);
 
 /* Waits for requests and takes up to `max` of them, oldest first. Once the queue is closed,
  * returns what is left, then 0. */

@@ -9,6 +9,15 @@ struct req;
 typedef void (*handler_fn)(struct req *r);
 typedef bool (*by_version_fn)(struct req *r, long long version);
 
+/* Which per-client rate limit a route counts against (api/ratelimit.h). */
+enum limit_class {
+    LIMIT_NONE,   /* health, metrics, the dashboard's files */
+    LIMIT_READ,   /* API reads */
+    LIMIT_WRITE,  /* API writes: rolls, choices, results... */
+    LIMIT_CREATE, /* new campaigns and grand campaigns */
+    LIMIT_HEAVY,  /* exports and imports: the creation limit, and their own workers */
+};
+
 struct route {
     const char *method;  /* "GET" or "POST" (HEAD is served by GET routes) */
     const char *pattern; /* segments; "{name}" matches one non-empty segment */
@@ -18,6 +27,7 @@ struct route {
      * without replying. Such requests have their versions looked up in batches
      * (api/version_batch.h); the handler runs only when this returns false. */
     by_version_fn by_version;
+    enum limit_class limit;
 };
 
 /* The table and its size. */

@@ -1,7 +1,10 @@
 #include "api/server.h"
 
+#include "api/clients.h"
+#include "api/conns.h"
 #include "api/http.h"
 #include "api/jobs.h"
+#include "api/ratelimit.h"
 #include "api/sweeper.h"
 #include "api/version_batch.h"
 #include "api/waiters.h"
@@ -13,12 +16,20 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* How much of an over-long streamed body is read and dropped before the connection is cut. */
 #define DISCARD_LIMIT ((size_t)16 << 20)
+
+/* Most query arguments a request may carry (the API takes one or two). libmicrohttpd keeps
+ * each in the connection's memory and, past what that holds, drops the connection without a
+ * word; so the query is cut before it parses it, and the request refused. */
+#define MAX_QUERY_ARGS 32
+static char too_many_args; /* the request context of such a request, until its head is done */
 
 static struct MHD_Daemon *daemon_handle;
 static struct http_options options;
@@ -43,27 +54,44 @@ static struct req *req_new(struct MHD_Connection *conn, const char *method, cons
     r->conn = conn;
     r->method = method;
     r->path = url;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-    if (sa && sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, r->client,
-                  sizeof r->client);
-    else if (sa && sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, r->client,
-                  sizeof r->client);
+    clients_address(conn, r->client, sizeof r->client);
+    client_key_text(r->client, &r->client_key);
+    const union MHD_ConnectionInfo *fd =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    r->fd = fd ? fd->connect_fd : -1;
     clock_gettime(CLOCK_MONOTONIC, &r->start);
     metrics_inflight_add(1);
+    conns_request_started(conn);
     return r;
+}
+
+/* libmicrohttpd's URI log callback: sees the request line before the query is parsed. */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls, (void)conn;
+    char *q = strchr(uri, '?');
+    if (!q)
+        return NULL;
+    int args = 1;
+    for (const char *p = q + 1; *p && *p != ' '; p++)
+        args += *p == '&';
+    if (args <= MAX_QUERY_ARGS)
+        return NULL;
+    /* The line is libmicrohttpd's own buffer (const only in the signature); an empty query
+     * parses to nothing. */
+    q[1] = '\0';
+    return &too_many_args;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)conn;
+    (void)cls;
     struct req *r = *con_cls;
-    if (!r)
+    if (!r || *con_cls == &too_many_args) {
+        *con_cls = NULL;
         return;
+    }
     double s = elapsed_s(&r->start);
     size_t nroutes;
     const struct route *routes = router_routes(&nroutes);
@@ -72,7 +100,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     int status = r->status;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !status)
         status = 0;
-    log_request(r->method, r->path, r->route ? r->route->pattern : "unmatched", status, s * 1000);
+    log_request(r->client, r->method, r->path, r->route ? r->route->pattern : "unmatched", status,
+                s * 1000);
+    conns_request_done(conn);
     metrics_request_done(route, status, s);
     metrics_inflight_add(-1);
     if (r->free_state)
@@ -92,6 +122,120 @@ static long long content_length(struct MHD_Connection *conn)
     errno = 0;
     long long v = strtoll(cl, &end, 10);
     return (errno || end == cl || *end || v < 0) ? -1 : v;
+}
+
+/* How many headers named `name` the request has. */
+struct header_count {
+    const char *name;
+    int n;
+};
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    (void)kind, (void)value;
+    struct header_count *h = cls;
+    h->n += strcasecmp(key, h->name) == 0;
+    return MHD_YES;
+}
+static int header_count(struct MHD_Connection *conn, const char *name)
+{
+    struct header_count h = {name, 0};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &h);
+    return h.n;
+}
+
+/* Whether a Content-Type is JSON: application/json, any case, parameters allowed. */
+static bool json_media_type(const char *ct)
+{
+    static const char json[] = "application/json";
+    return ct && strncasecmp(ct, json, sizeof json - 1) == 0 &&
+           strchr("; \t", ct[sizeof json - 1]) != NULL; /* strchr finds the final NUL too */
+}
+
+/* Refuses a request from its head: at once when no body follows, else once the body (read and
+ * dropped) has ended, or the client would see the connection reset instead of the answer. */
+static void refuse(struct req *r, bool body_follows, enum problem_code code, unsigned retry,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void refuse(struct req *r, bool body_follows, enum problem_code code, unsigned retry,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->refuse_detail, sizeof r->refuse_detail, fmt, ap);
+    va_end(ap);
+    r->refuse_code = code;
+    r->refuse_retry = retry;
+    r->refused = true;
+    if (!body_follows)
+        reply_problem_retry(r, code, retry, "%s", r->refuse_detail);
+}
+
+/*
+ * What the head alone decides, before any body is read: framing that cannot be trusted, a
+ * body that is too large or not JSON, a client over its rate limit. (The route is looked up
+ * here for its limit; dispatch answers 404 and 405 once the body is in.)
+ */
+static void check_head(struct req *r)
+{
+    struct MHD_Connection *conn = r->conn;
+    const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+    int ncl = header_count(conn, "Content-Length");
+    long long cl = content_length(conn);
+    bool chunked = te && strcasecmp(te, "chunked") == 0;
+    bool body_follows = cl > 0 || chunked;
+    /* Framing two parties could read two ways is refused, at once (a body of unknown framing
+     * cannot be read; the connection closes after the answer): a proxy in front might have
+     * found another end of the request than ours (request smuggling). */
+    if (te && (!chunked || header_count(conn, "Transfer-Encoding") > 1)) {
+        refuse(r, false, PROBLEM_BAD_REQUEST, 0,
+               "Transfer-Encoding \"%.40s\" is not supported: send Content-Length, or chunked.",
+               te);
+        return;
+    }
+    if (te && ncl) {
+        refuse(r, false, PROBLEM_BAD_REQUEST, 0,
+               "Send either Content-Length or Transfer-Encoding, not both.");
+        return;
+    }
+    if (ncl > 1) {
+        refuse(r, false, PROBLEM_BAD_REQUEST, 0, "Content-Length is given more than once.");
+        return;
+    }
+    /* An announced oversized body is refused before any of it is kept. A client waiting for
+     * "100 Continue", or announcing more than we would read, gets the answer at once; any
+     * other is already sending it, so the body is read, thrown away, and 413 follows it. */
+    const char *expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Expect");
+    if (cl > (long long)options.max_body) {
+        if (expect || cl > (long long)DISCARD_LIMIT)
+            reply_problem(r, PROBLEM_BODY_TOO_LARGE, "The body is %lld bytes; the limit is %zu.",
+                          cl, options.max_body);
+        else
+            r->too_large = true;
+        return;
+    }
+    char allow[64];
+    const struct route *route = NULL;
+    if (router_match(r->method, r->path, &route, r->params, &r->nparams, REQ_MAX_PARAMS,
+                     r->param_buf, sizeof r->param_buf, allow, sizeof allow) != ROUTE_FOUND)
+        return;
+    if (strcmp(r->method, "POST") == 0) {
+        const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+        /* A body that is not JSON (a form, text/plain) is what a page on another site can
+         * make a browser send without asking first: never taken. */
+        if ((body_follows || ct) && !json_media_type(ct)) {
+            refuse(r, body_follows, PROBLEM_UNSUPPORTED_MEDIA_TYPE, 0,
+                   "Send the body as JSON, with Content-Type: application/json.");
+            return;
+        }
+    }
+    unsigned wait = ratelimit_take(&r->client_key, route->limit);
+    if (wait) {
+        const char *what = route->limit == LIMIT_READ    ? "reads"
+                           : route->limit == LIMIT_WRITE ? "changes"
+                                                         : "new campaigns, imports and exports";
+        refuse(r, body_follows, PROBLEM_TOO_MANY_REQUESTS, wait,
+               "Too many %s from your address; try again in %u s.", what, wait);
+    }
 }
 
 static void dispatch(struct req *r)
@@ -143,25 +287,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
     (void)cls, (void)version;
     struct req *r = *con_cls;
-    if (!r) {
+    if (!r || *con_cls == &too_many_args) {
+        bool cut = *con_cls == &too_many_args;
         r = req_new(conn, method, url);
         if (!r)
             return MHD_NO;
         *con_cls = r;
-        /* Limits before work: an announced oversized body is refused before any of it is kept.
-         * A client waiting for "100 Continue", or announcing more than we would read, gets the
-         * answer at once; any other is already sending it, and closing on it would reset the
-         * connection before it reads the answer, so the body is read, thrown away, and 413
-         * follows it. */
-        long long cl = content_length(conn);
-        const char *expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Expect");
-        if (cl > (long long)options.max_body) {
-            if (expect || cl > (long long)DISCARD_LIMIT)
-                reply_problem(r, PROBLEM_BODY_TOO_LARGE,
-                              "The body is %lld bytes; the limit is %zu.", cl, options.max_body);
-            else
-                r->too_large = true;
-        }
+        if (cut)
+            refuse(r, content_length(conn) > 0, PROBLEM_BAD_REQUEST, 0,
+                   "The query has more than %d parameters.", MAX_QUERY_ARGS);
+        else
+            check_head(r);
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -176,13 +312,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         if (r->status)
             return MHD_YES; /* answered before the body (413 from Content-Length) */
-        if (r->too_large || r->body_len + n > options.max_body) {
+        if (r->refused || r->too_large || r->body_len + n > options.max_body) {
             /*
-             * A streamed body went over the cap. libmicrohttpd only lets us answer once the
-             * body has ended, so the rest is read and thrown away (up to a bound: a client
-             * that keeps streaming past it is disconnected), and 413 follows.
+             * A refused request, or a streamed body over the cap. libmicrohttpd only lets us
+             * answer once the body has ended, so the rest is read and thrown away (up to a
+             * bound: a client that keeps streaming past it is disconnected), and the answer
+             * follows.
              */
-            if (!r->too_large) {
+            if (!r->refused && !r->too_large) {
                 free(r->body);
                 r->body = NULL;
                 r->body_len = r->body_cap = 0;
@@ -206,13 +343,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->body[r->body_len] = '\0';
         return MHD_YES;
     }
-    if (r->too_large && !r->status) {
+    if (r->status || r->suspended)
+        return MHD_YES;
+    if (r->refused) {
+        reply_problem_retry(r, r->refuse_code, r->refuse_retry, "%s", r->refuse_detail);
+        return MHD_YES;
+    }
+    if (r->too_large) {
         reply_problem(r, PROBLEM_BODY_TOO_LARGE, "The body is over the limit of %zu bytes.",
                       options.max_body);
         return MHD_YES;
     }
-    if (r->status || r->suspended)
-        return MHD_YES;
     dispatch(r);
     return MHD_YES;
 }
@@ -253,12 +394,18 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 bool http_start(const struct http_options *opts)
 {
     options = *opts;
-    if (!jobs_start(opts->threads) || !waiters_start(opts->version_poll_ms) ||
-        !version_batch_start() || !sweeper_start(opts->idempotency_ttl) ||
-        !chat_delivery_start(&opts->chat)) {
+    struct rate_limit rl[3] = {{opts->rate_read, opts->burst_read},
+                               {opts->rate_write, opts->burst_write},
+                               {opts->rate_create, opts->burst_create}};
+    ratelimit_init(&rl[0], &rl[1], &rl[2]);
+    if (!jobs_start(opts->threads, opts->heavy_workers, opts->heavy_queue) ||
+        !waiters_start(opts->version_poll_ms, opts->max_parked, opts->parked_per_client) ||
+        !conns_start(opts->per_ip_limit, opts->head_timeout) || !version_batch_start() ||
+        !sweeper_start(opts->idempotency_ttl) || !chat_delivery_start(&opts->chat)) {
         chat_delivery_stop();
         sweeper_stop();
         version_batch_stop();
+        conns_stop();
         jobs_stop();
         waiters_stop();
         return false;
@@ -284,14 +431,17 @@ bool http_start(const struct http_options *opts)
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
+    /* The per-address limit is ours (api/conns.h), not libmicrohttpd's: a trusted proxy is
+     * many clients and is not held to it. */
     daemon_handle = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        flags, 0, conns_accept, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
         MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)opts->http_threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)opts->per_ip_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, opts->conn_memory, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+        on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!daemon_handle) {
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
@@ -300,6 +450,7 @@ bool http_start(const struct http_options *opts)
         chat_delivery_stop();
         sweeper_stop();
         version_batch_stop();
+        conns_stop();
         jobs_stop();
         waiters_stop();
         return false;
@@ -330,5 +481,6 @@ void http_stop(void)
     jobs_stop();
     MHD_stop_daemon(daemon_handle);
     daemon_handle = NULL;
+    conns_stop();
     waiters_stop();
 }

@@ -16,6 +16,10 @@ struct http_options {
     unsigned timeout;
     unsigned max_connections;
     unsigned per_ip_limit;
+    unsigned head_timeout; /* seconds for a whole request head (api/conns.h) */
+    long rate_read, burst_read, rate_write, burst_write, rate_create, burst_create;
+    unsigned max_parked, parked_per_client; /* api/waiters.h */
+    unsigned heavy_workers, heavy_queue;    /* api/jobs.h */
     size_t conn_memory;
     unsigned max_wait;        /* longest long-poll, seconds */
     unsigned version_poll_ms; /* see waiters_start */

@@ -1,16 +1,19 @@
 #include "api/waiters.h"
 
+#include "api/clients.h"
 #include "api/http.h"
 #include "api/jobs.h"
 #include "db/db.h"
 #include "db/store.h"
 #include "util/log.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 /* Campaigns per version query. */
@@ -32,12 +35,14 @@ static atomic_bool stop;
 static pthread_t poller;
 static bool running;
 static unsigned poll_ms; /* how often parked campaigns' versions are read (0: never) */
+static unsigned max_parked, per_client;
+static struct client_counts parked_by_client = CLIENT_COUNTS_INIT;
 static atomic_ulong wakes[WAKE_CAUSES];
 
 const char *wake_cause_name(enum wake_cause c)
 {
-    static const char *const names[WAKE_CAUSES] = {"write", "recheck", "other_daemon", "timeout",
-                                                   "shutdown"};
+    static const char *const names[WAKE_CAUSES] = {"write",   "recheck",  "other_daemon",
+                                                   "timeout", "shutdown", "client_gone"};
     return (unsigned)c < WAKE_CAUSES ? names[c] : "?";
 }
 
@@ -56,11 +61,12 @@ static bool before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-bool waiters_park(struct req *r, const char *campaign_id, long long seen, double seconds)
+enum park_result waiters_park(struct req *r, const char *campaign_id, long long seen,
+                              double seconds)
 {
     struct waiter *w = calloc(1, sizeof *w);
     if (!w)
-        return false;
+        return PARK_CLOSED;
     w->r = r;
     snprintf(w->campaign, sizeof w->campaign, "%s", campaign_id); /* see check_campaign_id */
     w->seen = seen;
@@ -69,16 +75,22 @@ bool waiters_park(struct req *r, const char *campaign_id, long long seen, double
     w->deadline.tv_sec += (long)seconds + (w->deadline.tv_nsec + ns) / 1000000000L;
     w->deadline.tv_nsec = (w->deadline.tv_nsec + ns) % 1000000000L;
     pthread_mutex_lock(&lock);
-    if (releasing) {
+    enum park_result res = PARKED;
+    if (releasing)
+        res = PARK_CLOSED;
+    else if (nparked >= (long)max_parked ||
+             !client_counts_add(&parked_by_client, &r->client_key, 1, (long)per_client))
+        res = PARK_FULL;
+    if (res != PARKED) {
         pthread_mutex_unlock(&lock);
         free(w);
-        return false;
+        return res;
     }
     w->next = parked;
     parked = w;
     nparked++;
     pthread_mutex_unlock(&lock);
-    return true;
+    return PARKED;
 }
 
 long waiters_count(void)
@@ -89,7 +101,18 @@ long waiters_count(void)
     return n;
 }
 
-enum match { ALL, CAMPAIGN, CHANGED, EXPIRED };
+enum match { ALL, CAMPAIGN, CHANGED, EXPIRED, GONE };
+
+/* Whether the client of a parked request has closed its connection: a long poll's client sends
+ * nothing more, so the end of the stream (or an error) means it is gone. */
+static bool client_gone(const struct req *r)
+{
+    if (r->fd < 0)
+        return false;
+    char c;
+    ssize_t n = recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
 
 /*
  * Wakes the waiters that match: every one (ALL), those of campaign `id` (CAMPAIGN), those of
@@ -106,10 +129,12 @@ static void wake(enum match m, const char *id, long long version, enum wake_caus
         struct waiter *w = *p;
         bool match = m == ALL || (m == EXPIRED && !before(&t, &w->deadline)) ||
                      (m == CAMPAIGN && strcmp(id, w->campaign) == 0) ||
-                     (m == CHANGED && strcmp(id, w->campaign) == 0 && w->seen != version);
+                     (m == CHANGED && strcmp(id, w->campaign) == 0 && w->seen != version) ||
+                     (m == GONE && client_gone(w->r));
         if (match) {
             *p = w->next;
             nparked--;
+            client_counts_add(&parked_by_client, &w->r->client_key, -1, -1);
             w->r->waited = true;
             w->r->park_seconds = 0;
             w->next = woken;
@@ -122,7 +147,13 @@ static void wake(enum match m, const char *id, long long version, enum wake_caus
     pthread_mutex_unlock(&lock);
     while (woken) {
         struct waiter *next = woken->next;
-        jobs_push(woken->r);
+        if (cause == WAKE_CLIENT_GONE) {
+            /* Nobody to read a reply: the cheapest one ends the request and frees its slot. */
+            reply_empty(woken->r, 304, NULL);
+            MHD_resume_connection(woken->r->conn);
+        } else {
+            jobs_push(woken->r);
+        }
         free(woken);
         woken = next;
     }
@@ -180,18 +211,23 @@ static bool poll_batch(struct db *db, long *from)
     return more;
 }
 
-/* Wakes expired waiters every 100 ms and, every poll_ms, those whose campaign another process
- * changed. (Changes made through this process wake their waiters at once: waiters_changed.) */
+/* Wakes expired waiters every 100 ms, those whose client has gone every 500 ms and, every poll_ms,
+ * those whose campaign another process changed. (Changes made through this process wake their
+ * waiters at once: waiters_changed.) */
 static void *poll_loop(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "m44d-waiters");
     struct db *db = db_thread();
-    int ticks = 0;
+    int ticks = 0, gone_ticks = 0;
     while (!stop) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
         wake(EXPIRED, NULL, 0, WAKE_TIMEOUT);
+        if (++gone_ticks >= 5) {
+            gone_ticks = 0;
+            wake(GONE, NULL, 0, WAKE_CLIENT_GONE);
+        }
         if (poll_ms == 0 || ++ticks * 100 < (int)poll_ms || waiters_count() == 0)
             continue;
         ticks = 0;
@@ -204,9 +240,11 @@ static void *poll_loop(void *arg)
     return NULL;
 }
 
-bool waiters_start(unsigned poll)
+bool waiters_start(unsigned poll, unsigned max, unsigned one_client)
 {
     poll_ms = poll;
+    max_parked = max;
+    per_client = one_client;
     stop = false;
     releasing = false;
     running = pthread_create(&poller, NULL, poll_loop, NULL) == 0;

@@ -15,9 +15,11 @@
 
 struct req;
 
-/* Starts the thread that ends expired waits and, every `poll_ms` milliseconds (0: never),
- * looks for changes made by other processes. */
-bool waiters_start(unsigned poll_ms);
+/* Starts the thread that ends expired waits, answers those whose client has hung up and,
+ * every `poll_ms` milliseconds (0: never), looks for changes made by other processes. At most
+ * `max_parked` requests wait at once, and at most `per_client` from one client (r->client_key),
+ * so that waiting readers can never take every slot. */
+bool waiters_start(unsigned poll_ms, unsigned max_parked, unsigned per_client);
 
 /* Wakes every parked request (they reply at once) and refuses new parking. */
 void waiters_release_all(void);
@@ -25,13 +27,20 @@ void waiters_release_all(void);
 /* Stops that thread. Call after waiters_release_all and once no request is left. */
 void waiters_stop(void);
 
+enum park_result {
+    PARKED,      /* r now belongs to the waiters */
+    PARK_CLOSED, /* shutting down: answer now */
+    PARK_FULL,   /* too many waiting, in all or from this client: refuse (429) */
+};
+
 /*
  * Parks `r` until campaign `id` changes from version `seen` or `seconds` pass; then it goes
  * back to a database worker and its handler runs again with r->waited set. The caller must not
- * touch `r` after a successful call. Returns false when parking is not possible (shutting
- * down).
+ * touch `r` after PARKED. A parked request whose client hangs up is answered (and so freed)
+ * within half a second.
  */
-bool waiters_park(struct req *r, const char *campaign_id, long long seen, double seconds);
+enum park_result waiters_park(struct req *r, const char *campaign_id, long long seen,
+                              double seconds);
 
 /* Campaign `id` has changed (a write through this process committed): wake its waiters. */
 void waiters_changed(const char *campaign_id);
@@ -52,6 +61,7 @@ enum wake_cause {
     WAKE_OTHER_DAEMON, /* the version poll saw another process's change */
     WAKE_TIMEOUT,      /* the wait ended */
     WAKE_SHUTDOWN,
+    WAKE_CLIENT_GONE, /* the client closed its connection */
     WAKE_CAUSES
 };
 const char *wake_cause_name(enum wake_cause c);

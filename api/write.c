@@ -329,6 +329,7 @@ void write_run(struct req *r, const struct write_op *op)
     char etag[40];
     switch (res) {
     case DB_OK: {
+        db_note_write_ok();
         /* Long polls on it wake; on a campaign of a grand campaign, those on the grand one too. */
         if (op->campaign) {
             waiters_changed(w.c->id);
@@ -367,9 +368,30 @@ void write_run(struct req *r, const struct write_op *op)
         }
         break;
     case DB_UNAVAILABLE:
-        reply_problem(r, PROBLEM_UNAVAILABLE,
-                      "The database is unavailable; nothing was changed. Retry with the same "
-                      "Idempotency-Key.");
+        reply_problem_retry(r, PROBLEM_UNAVAILABLE, 2,
+                            "The database is unavailable; nothing was changed. Retry with the "
+                            "same Idempotency-Key.");
+        break;
+    case DB_UNKNOWN:
+        /* Never "nothing was changed": the COMMIT may have been carried out. The same request
+         * with the same Idempotency-Key gets the stored answer if it was, or does it now. */
+        if (idem)
+            reply_problem_retry(r, PROBLEM_OUTCOME_UNKNOWN, 2,
+                                "The connection to the database broke while this was being "
+                                "saved: it may or may not have been done. Send the same "
+                                "request again with the same Idempotency-Key to find out.");
+        else
+            reply_problem_retry(r, PROBLEM_OUTCOME_UNKNOWN, 2,
+                                "The connection to the database broke while this was being "
+                                "saved: it may or may not have been done. Read the campaign to "
+                                "see; next time send an Idempotency-Key, and a retry will tell.");
+        break;
+    case DB_REFUSED:
+        log_msg(LOG_WARN, "http", "%s %s: the database refuses writes [%s] %s", r->method, r->path,
+                db_last_sqlstate(db_thread()), db_last_error(db_thread()));
+        reply_problem_retry(r, PROBLEM_READ_ONLY, 30,
+                            "The database refuses changes for now (read-only or full); nothing "
+                            "was changed. Retry later with the same Idempotency-Key.");
         break;
     case DB_FAILED:
         log_msg(LOG_ERROR, "http", "%s %s: database error [%s] %s", r->method, r->path,

@@ -14,6 +14,7 @@ enum problem_code {
     PROBLEM_UNKNOWN_FIELD,
     PROBLEM_INVALID_PARAMETER,
     PROBLEM_INVALID_FACES,
+    PROBLEM_BAD_REQUEST, /* the HTTP request itself: framing, headers, query */
     /* 401 / 403 */
     PROBLEM_UNAUTHORIZED,
     PROBLEM_FORBIDDEN,
@@ -31,6 +32,9 @@ enum problem_code {
     /* 412 / 413 */
     PROBLEM_PRECONDITION_FAILED,
     PROBLEM_BODY_TOO_LARGE,
+    /* 415 / 429 */
+    PROBLEM_UNSUPPORTED_MEDIA_TYPE,
+    PROBLEM_TOO_MANY_REQUESTS,
     /* 422: a rule forbids it */
     PROBLEM_NOT_ENOUGH_TOKENS,
     PROBLEM_DIE_USED_TWICE,
@@ -45,6 +49,9 @@ enum problem_code {
     PROBLEM_IDEMPOTENCY_KEY_REUSED,
     /* 5xx: our side */
     PROBLEM_UNAVAILABLE,
+    PROBLEM_OUTCOME_UNKNOWN, /* the connection broke during COMMIT: done or not, nobody knows */
+    PROBLEM_READ_ONLY,       /* the database refuses writes (read-only, disk full) */
+    PROBLEM_BUSY,            /* exports and imports: every worker busy and the queue full */
     PROBLEM_SHUTTING_DOWN,
     PROBLEM_INTERNAL,
     PROBLEM_COUNT

@@ -296,10 +296,12 @@ static int load_scenario(struct ctx *c, json_t *j, struct scenario_def *s)
     if (rj_as_side(c, json_object_get(j, "first_player"), &s->first_player))
         return -1;
     rj_pop(c, k);
+    /* Shown with the scenario, not kept in the struct; but it is stored with the list, so it
+     * is bounded like every other text. */
     json_t *note = json_object_get(j, "note");
-    if (note && !json_is_string(note)) {
+    if (note && (!json_is_string(note) || json_string_length(note) >= RS_TEXT_MAX)) {
         rj_push(c, "note");
-        return rj_fail(c, "must be a string");
+        return rj_fail(c, "must be a text of at most %d bytes", RS_TEXT_MAX - 1);
     }
     return 0;
 }

@@ -524,6 +524,34 @@ static bool retryable(const struct db *db)
     return strcmp(db->sqlstate, "40001") == 0 || strcmp(db->sqlstate, "40P01") == 0;
 }
 
+bool db_sqlstate_refuses_writes(const char *sqlstate)
+{
+    return strcmp(sqlstate, "25006") == 0 || strncmp(sqlstate, "53", 2) == 0;
+}
+
+/* When a write was last refused (CLOCK_MONOTONIC seconds; 0: never, or one committed since). */
+static atomic_llong refused_at;
+
+static void note_refused(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    atomic_store(&refused_at, (long long)ts.tv_sec);
+}
+
+void db_note_write_ok(void)
+{
+    atomic_store(&refused_at, 0);
+}
+
+bool db_writes_refused(void)
+{
+    long long at = atomic_load(&refused_at);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return at && (long long)ts.tv_sec - at < DB_REFUSED_FOR_S;
+}
+
 static bool lost(const struct db *db)
 {
     return !db->conn || PQstatus(db->conn) != CONNECTION_OK;
@@ -580,7 +608,11 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
             return DB_FAILED;
         }
         if (was_lost)
-            return DB_UNAVAILABLE; /* COMMIT's outcome is unknown: the client retries */
+            return DB_UNKNOWN; /* COMMIT may have been carried out: the client asks again */
+        if (db_sqlstate_refuses_writes(db->sqlstate)) {
+            note_refused();
+            return DB_REFUSED;
+        }
         if (!db->sqlstate[0])
             set_error(db, "", "COMMIT rolled back: a statement in the transaction failed");
         return DB_FAILED;
@@ -588,6 +620,10 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
     abandon(db);
     if (r == DB_TX_ABORT)
         return DB_ABORTED;
+    if (db_sqlstate_refuses_writes(db->sqlstate)) {
+        note_refused();
+        return DB_REFUSED;
+    }
     *retry = retryable(db) || lost(db); /* a lost connection: reconnect and run it again */
     return DB_FAILED;
 }

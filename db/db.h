@@ -86,9 +86,21 @@ enum db_tx {
 enum db_result {
     DB_OK,          /* committed */
     DB_ABORTED,     /* the callback returned DB_TX_ABORT; rolled back */
-    DB_UNAVAILABLE, /* no connection to the database (or it was lost during COMMIT) */
+    DB_UNAVAILABLE, /* no connection to the database; nothing was written */
+    DB_UNKNOWN,     /* the connection was lost during COMMIT: written or not, nobody knows */
+    DB_REFUSED,     /* the database refuses writes (read-only, disk full); nothing written */
     DB_FAILED,      /* a statement failed for another reason, or retries ran out */
 };
+
+/* Whether an SQLSTATE is the database refusing to write: read-only (25006: a standby, or
+ * default_transaction_read_only) or out of resources (class 53: disk full, memory...). */
+bool db_sqlstate_refuses_writes(const char *sqlstate);
+
+/* Whether a write was refused so in the last DB_REFUSED_FOR_S seconds, with none committed
+ * since (for /readyz: a full disk is seen only by writing). db_note_write_ok: one committed. */
+#define DB_REFUSED_FOR_S 30
+bool db_writes_refused(void);
+void db_note_write_ok(void);
 
 /*
  * Runs `fn` inside BEGIN ... COMMIT. BEGIN goes with the first statement and COMMIT with the

@@ -83,8 +83,8 @@ run_suite() { # mode suite
 
 for s in "${suites[@]}"; do
   case "$s" in
-    unit|contract|rules|replay|db|api|e2e|faults) ;;
-    *) echo "unknown suite '$s' (unit contract rules replay db api e2e faults)" >&2; exit 2 ;;
+    unit|contract|rules|replay|db|api|e2e|faults|abuse) ;;
+    *) echo "unknown suite '$s' (unit contract rules replay db api e2e faults abuse)" >&2; exit 2 ;;
   esac
   run_suite release "$s"
 done

@@ -78,17 +78,17 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
     emit(line);
 }
 
-void log_request(const char *method, const char *path, const char *route, int status,
-                 double duration_ms)
+void log_request(const char *client, const char *method, const char *path, const char *route,
+                 int status, double duration_ms)
 {
     if (LOG_INFO < log_min)
         return;
     char ts[40];
     timestamp(ts, sizeof ts);
     if (log_format == LOG_JSON) {
-        emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f}", "ts", ts, "level", "info",
-                            "component", "http", "method", method, "path", path, "route", route,
-                            "status", status, "duration_ms", duration_ms));
+        emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f}", "ts", ts, "level",
+                            "info", "component", "http", "client", client, "method", method, "path",
+                            path, "route", route, "status", status, "duration_ms", duration_ms));
         return;
     }
     /* The path is client input: control characters would forge log lines. */
@@ -98,7 +98,7 @@ void log_request(const char *method, const char *path, const char *route, int st
         safe[i] = ((unsigned char)path[i] < 0x20 || path[i] == 0x7f) ? '?' : path[i];
     safe[i] = '\0';
     char line[1200];
-    snprintf(line, sizeof line, "%s info  http: %s %s %d %.3fms\n", ts, method, safe, status,
-             duration_ms);
+    snprintf(line, sizeof line, "%s info  http: %s %s %s %d %.3fms\n", ts, *client ? client : "-",
+             method, safe, status, duration_ms);
     emit(line);
 }

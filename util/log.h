@@ -16,7 +16,7 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The one line written for every HTTP request. */
-void log_request(const char *method, const char *path, const char *route, int status,
-                 double duration_ms);
+void log_request(const char *client, const char *method, const char *path, const char *route,
+                 int status, double duration_ms);
 
 #endif

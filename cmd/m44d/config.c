@@ -39,7 +39,34 @@ static const struct option_spec options[] = {
     {"max-connections", "M44_MAX_CONNECTIONS", OPT_INT, "512", 1, 100000, NULL,
      FIELD(max_connections), "most connections open at once"},
     {"per-ip-limit", "M44_PER_IP_LIMIT", OPT_INT, "64", 1, 100000, NULL, FIELD(per_ip_limit),
-     "most connections open at once from one address"},
+     "most connections open at once from one address (a --trust-proxy proxy excepted)"},
+    {"trust-proxy", "M44_TRUST_PROXY", OPT_STRING, "", 0, 0, NULL, FIELD(trust_proxy),
+     "comma-separated addresses or ADDR/PREFIX ranges of reverse proxies: only from these is "
+     "X-Forwarded-For believed (the client is its last address that is not one of them)"},
+    {"head-timeout", "M44_HEAD_TIMEOUT", OPT_INT, "10", 1, 3600, NULL, FIELD(head_timeout),
+     "seconds a client has to send a whole request head (an idle kept-alive connection is "
+     "closed after the same)"},
+    {"rate-read", "M44_RATE_READ", OPT_INT, "1200", 0, 10000000, NULL, FIELD(rate_read),
+     "API reads one client may make per minute (0: no limit); more get 429"},
+    {"burst-read", "M44_BURST_READ", OPT_INT, "200", 1, 10000000, NULL, FIELD(burst_read),
+     "API reads one client may make at once before --rate-read applies"},
+    {"rate-write", "M44_RATE_WRITE", OPT_INT, "300", 0, 10000000, NULL, FIELD(rate_write),
+     "API writes (rolls, choices, results...) one client may make per minute (0: no limit)"},
+    {"burst-write", "M44_BURST_WRITE", OPT_INT, "60", 1, 10000000, NULL, FIELD(burst_write),
+     "API writes one client may make at once before --rate-write applies"},
+    {"rate-create", "M44_RATE_CREATE", OPT_INT, "2", 0, 10000000, NULL, FIELD(rate_create),
+     "creations, imports and exports one client may make per minute (0: no limit)"},
+    {"burst-create", "M44_BURST_CREATE", OPT_INT, "20", 1, 10000000, NULL, FIELD(burst_create),
+     "creations, imports and exports one client may make at once before --rate-create applies"},
+    {"max-parked", "M44_MAX_PARKED", OPT_INT, "384", 1, 1000000, NULL, FIELD(max_parked),
+     "long polls (?wait=) waiting at once; more get 429 at once"},
+    {"parked-per-client", "M44_PARKED_PER_CLIENT", OPT_INT, "32", 1, 1000000, NULL,
+     FIELD(parked_per_client), "long polls one client may have waiting at once; more get 429"},
+    {"heavy-workers", "M44_HEAVY_WORKERS", OPT_INT, "1", 1, 64, NULL, FIELD(heavy_workers),
+     "database workers for exports and imports (apart from --threads, so these never hold up "
+     "play)"},
+    {"heavy-queue", "M44_HEAVY_QUEUE", OPT_INT, "8", 0, 100000, NULL, FIELD(heavy_queue),
+     "exports and imports that may wait for a --heavy-workers worker; more get 503 at once"},
     {"conn-memory", "M44_CONN_MEMORY", OPT_SIZE, "64k", 8192, 16L << 20, NULL, FIELD(conn_memory),
      "memory for headers and buffers per connection (suffix k or M)"},
     {"db-wait", "M44_DB_WAIT", OPT_INT, "30", 0, 3600, NULL, FIELD(db_wait),
@@ -246,7 +273,9 @@ static const char *metavar(const struct option_spec *o)
     case OPT_LISTEN:
         return "HOST:PORT";
     case OPT_STRING:
-        return strcmp(o->flag, "database") == 0 ? "URL" : "PATH";
+        return strcmp(o->flag, "database") == 0      ? "URL"
+               : strcmp(o->flag, "trust-proxy") == 0 ? "ADDRS"
+                                                     : "PATH";
     case OPT_FLAG:
         break;
     }

@@ -20,6 +20,11 @@ struct config {
     long timeout;       /* seconds an idle connection may stay open */
     long max_connections;
     long per_ip_limit;
+    char trust_proxy[1024]; /* proxies whose X-Forwarded-For names the client */
+    long head_timeout;      /* seconds for a whole request head */
+    long rate_read, burst_read, rate_write, burst_write, rate_create, burst_create;
+    long max_parked, parked_per_client; /* long polls waiting at once */
+    long heavy_workers, heavy_queue;    /* exports and imports */
     long conn_memory; /* bytes of libmicrohttpd memory per connection */
     long db_wait;     /* seconds to wait for the database at start */
     long shutdown_timeout;

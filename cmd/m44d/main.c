@@ -1,6 +1,7 @@
 /* m44d: the Memoir '44 campaign daemon. */
 #include "api/server.h"
 #include "api/cache.h"
+#include "api/clients.h"
 #include "api/metrics.h"
 #include "campaign/grand_rulesets.h"
 #include "campaign/rulesets.h"
@@ -80,6 +81,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "m44d: --database: no database given (set --database or DATABASE_URL)\n");
         return 2;
     }
+    if (!clients_set_trusted(cfg.trust_proxy, err, sizeof err)) {
+        fprintf(stderr, "m44d: --trust-proxy: %s\n", err);
+        return 2;
+    }
     log_set_format(strcmp(cfg.log_format, "json") == 0 ? LOG_JSON : LOG_TEXT);
     if (sodium_init() < 0) {
         fprintf(stderr, "m44d: libsodium failed to initialise\n");
@@ -127,6 +132,17 @@ int main(int argc, char **argv)
         .timeout = (unsigned)cfg.timeout,
         .max_connections = (unsigned)cfg.max_connections,
         .per_ip_limit = (unsigned)cfg.per_ip_limit,
+        .head_timeout = (unsigned)cfg.head_timeout,
+        .rate_read = cfg.rate_read,
+        .burst_read = cfg.burst_read,
+        .rate_write = cfg.rate_write,
+        .burst_write = cfg.burst_write,
+        .rate_create = cfg.rate_create,
+        .burst_create = cfg.burst_create,
+        .max_parked = (unsigned)cfg.max_parked,
+        .parked_per_client = (unsigned)cfg.parked_per_client,
+        .heavy_workers = (unsigned)cfg.heavy_workers,
+        .heavy_queue = (unsigned)cfg.heavy_queue,
         .conn_memory = (size_t)cfg.conn_memory,
         .max_wait = (unsigned)cfg.max_wait,
         .version_poll_ms = (unsigned)cfg.version_poll_ms,

@@ -218,8 +218,8 @@ static void test_request_log_lines(void)
     http_free(r);
     tk_sleep_ms(100);
     char *log = slurp(d.log);
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: GET /healthz 200 "));
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: GET /no/such/thing 404 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 127.0.0.1 GET /healthz 200 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 127.0.0.1 GET /no/such/thing 404 "));
     CU_ASSERT_PTR_NULL(strstr(log, "probe=1")); /* query strings (keys!) are never logged */
     /* The connection PostgreSQL's restart killed was logged with its reason. */
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "closing database connection: connection lost"));

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static _Thread_local char source[64];
@@ -157,14 +158,44 @@ long long http_int(const struct http_resp *r, const char *path)
 
 int tcp_connect(int port)
 {
+    return tcp_connect_from(port, NULL);
+}
+
+int tcp_connect_from(int port, const char *from)
+{
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        close(fd);
+    struct sockaddr_in src = {.sin_family = AF_INET};
+    if (fd < 0 ||
+        (from && (inet_pton(AF_INET, from, &src.sin_addr) != 1 ||
+                  bind(fd, (struct sockaddr *)&src, sizeof src) < 0)) ||
+        connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     return fd;
+}
+
+bool tcp_closed_within(int fd, int timeout_ms)
+{
+    char buf[4096];
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long left =
+            timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0)
+            return false;
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, (int)left) <= 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            return true; /* end of stream, or reset */
+    }
 }
 
 size_t tcp_read_all(int fd, char *buf, size_t len, int timeout_ms)

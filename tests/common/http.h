@@ -3,6 +3,7 @@
 #define M44_TEST_HTTP_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct http_resp {
@@ -30,8 +31,12 @@ json_t *http_json_at(const struct http_resp *r, const char *path);
 const char *http_str(const struct http_resp *r, const char *path);
 long long http_int(const struct http_resp *r, const char *path);
 
-/* Raw TCP to 127.0.0.1:port; returns the socket or -1. */
+/* Raw TCP to 127.0.0.1:port (from the local address `source`, e.g. "127.0.0.2"; NULL: any);
+ * returns the socket or -1. */
 int tcp_connect(int port);
+int tcp_connect_from(int port, const char *source);
+/* Reads (and drops) until the peer closes or resets: true if it did within `timeout_ms`. */
+bool tcp_closed_within(int fd, int timeout_ms);
 /* Reads until the peer closes or `timeout_ms` passes; returns bytes read. */
 size_t tcp_read_all(int fd, char *buf, size_t len, int timeout_ms);
 

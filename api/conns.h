@@ -1,0 +1,34 @@
+/*
+ * Every open connection, so that slots are freed when they should be:
+ * - a connection from one peer beyond --per-ip-limit is refused as it is accepted (a peer that
+ *   is a --trust-proxy proxy is not counted: behind it are many clients);
+ * - a request head must arrive whole within --head-timeout of the connection opening or of the
+ *   previous reply (libmicrohttpd's own timeout counts idle time only, so a head sent a byte
+ *   at a time would hold a slot for ever); a connection past it is shut down.
+ */
+#ifndef M44_API_CONNS_H
+#define M44_API_CONNS_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+
+/* Starts the thread that enforces the head deadline. */
+bool conns_start(unsigned per_peer_limit, unsigned head_timeout_s);
+void conns_stop(void);
+
+/* libmicrohttpd callbacks: MHD_OPTION_ACCEPT_POLICY and MHD_OPTION_NOTIFY_CONNECTION. */
+enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
+void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                  enum MHD_ConnectionNotificationCode code);
+
+/* A request's head has arrived (its first callback) / its reply is done. */
+void conns_request_started(struct MHD_Connection *conn);
+void conns_request_done(struct MHD_Connection *conn);
+
+/* Counters for /metrics: connections refused for the per-peer limit, heads cut. */
+unsigned long conns_refused(void);
+unsigned long conns_head_timeouts(void);
+long conns_open(void);
+
+#endif
