@@ -9,13 +9,14 @@ export class ApiError extends Error {
     this.code = problem && problem.code;
     this.field = problem && problem.field;
     this.phase = problem && problem.phase;
+    this.retryAfter = 0; // seconds, from a 429 or 503's Retry-After
   }
 }
 
 // Thrown when a write could not be sent and was queued.
 export class QueuedError extends Error {
   constructor(item) {
-    super('No connection: it will be sent when the server can be reached again.');
+    super('Not sent yet (no connection, or the server is busy): it will be sent by itself as soon as it can.');
     this.item = item;
   }
 }
@@ -38,11 +39,21 @@ async function send(method, path, { key, body, etag, ifMatch, signal, idem } = {
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!res.ok) throw new ApiError(res.status, data || { detail: `The server answered ${res.status}.` });
+  if (!res.ok) {
+    const e = new ApiError(res.status, data || { detail: `The server answered ${res.status}.` });
+    e.retryAfter = Number(res.headers.get('Retry-After')) || 0;
+    throw e;
+  }
   return { status: res.status, data, etag: res.headers.get('ETag') };
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
 const isNetworkError = (e) => !(e instanceof ApiError) && e.name !== 'AbortError';
+// A 503 (the database unavailable, read-only for now, or the outcome of a write unknown): the
+// same request with the same Idempotency-Key, later, gets the answer. Sent again like a
+// request that could not reach the server.
+const sendLater = (e) => isNetworkError(e) || (e instanceof ApiError && e.status === 503);
 
 // One request. A POST is retried once with the same key when the network fails; with `queue`
 // (a label in players' words), one that still cannot be sent is queued instead of lost.
@@ -53,12 +64,13 @@ export async function api(method, path, { key, body, etag, ifMatch, signal, queu
   try {
     return await send(method, path, { key, body, etag, ifMatch, signal, idem });
   } catch (e) {
-    if (method !== 'POST' || !isNetworkError(e)) throw e;
+    if (method !== 'POST' || !sendLater(e)) throw e;
+    if (e.retryAfter) await sleep(Math.min(e.retryAfter, 5) * 1000);
   }
   try {
     return await send(method, path, { key, body, etag, ifMatch, signal, idem });
   } catch (e) {
-    if (!queue || !isNetworkError(e)) throw e;
+    if (!queue || !sendLater(e)) throw e;
     const item = { method, path, key, body, idem, label: queue, at: Date.now() };
     const q = queued();
     q.push(item);
@@ -93,7 +105,7 @@ export async function flushQueue(onAnswer) {
       try {
         data = (await send(item.method, item.path, item)).data;
       } catch (e) {
-        if (isNetworkError(e)) return; // still offline: try again later
+        if (sendLater(e)) return; // still offline, or the server not ready: try again later
         error = e;
       }
       saveQueue(queued().filter((x) => x.idem !== item.idem));
@@ -104,7 +116,6 @@ export async function flushQueue(onAnswer) {
   }
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Keeps a page current by long polling `path` (a campaign or grand campaign): st.etag is the
 // version the page shows. A change is handed to onChange(r), which takes it (true) once every
@@ -127,7 +138,8 @@ export async function watch(st, path, onChange, setStatus) {
       st.etag = null; // whatever failed, the next read is a full one
       setStatus(navigator.onLine ? 'reconnecting' : 'offline');
       if (e.name !== 'AbortError' || st.pollTimedOut) {
-        await sleep(pause);
+        // A 429 or 503 says when to come back; else back off, up to 8 s.
+        await sleep(Math.max(pause, (e.retryAfter || 0) * 1000));
         pause = Math.min(pause * 2, 8000);
       }
       st.pollTimedOut = false;
