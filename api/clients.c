@@ -173,36 +173,41 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
-void clients_address(struct MHD_Connection *conn, char *out, size_t outlen)
+void clients_resolve(const struct sockaddr *peer, const char *xff, char *out, size_t outlen)
 {
     out[0] = '\0';
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     struct addr16 client;
-    if (!ci || !from_sockaddr(ci->client_addr, &client))
+    if (!from_sockaddr(peer, &client))
         return;
-    if (ntrusted > 0 && is_trusted(&client)) {
-        struct xff x = {.len = 0};
-        MHD_get_connection_values(conn, MHD_HEADER_KIND, collect, &x);
-        if (x.len < sizeof x.text) {
-            /* From the right: past each trusted proxy, to the first address that is not one.
-             * An entry that is not an address ends the walk at the last good one. */
-            size_t end = x.len;
-            while (end > 0) {
-                size_t start = end;
-                while (start > 0 && x.text[start - 1] != ',')
-                    start--;
-                struct addr16 a;
-                if (!parse_forwarded(x.text + start, end - start, &a))
-                    break;
-                client = a;
-                if (!is_trusted(&a))
-                    break;
-                end = start ? start - 1 : 0;
-            }
+    if (ntrusted > 0 && is_trusted(&client) && xff) {
+        /* From the right: past each trusted proxy, to the first address that is not one.
+         * An entry that is not an address ends the walk at the last good one. */
+        size_t end = strlen(xff);
+        while (end > 0) {
+            size_t start = end;
+            while (start > 0 && xff[start - 1] != ',')
+                start--;
+            struct addr16 a;
+            if (!parse_forwarded(xff + start, end - start, &a))
+                break;
+            client = a;
+            if (!is_trusted(&a))
+                break;
+            end = start ? start - 1 : 0;
         }
     }
     addr_text(&client, out, outlen);
+}
+
+void clients_address(struct MHD_Connection *conn, char *out, size_t outlen)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *peer = ci ? ci->client_addr : NULL;
+    struct xff x = {.len = 0};
+    if (clients_peer_trusted(peer))
+        MHD_get_connection_values(conn, MHD_HEADER_KIND, collect, &x);
+    clients_resolve(peer, x.len && x.len < sizeof x.text ? x.text : NULL, out, outlen);
 }
 
 static void key_of(const struct addr16 *a, struct client_key *k)

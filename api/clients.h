@@ -29,6 +29,10 @@ bool clients_peer_trusted(const struct sockaddr *sa);
  * a trusted proxy the address X-Forwarded-For names. */
 void clients_address(struct MHD_Connection *conn, char *out, size_t outlen);
 
+/* The same from the peer's address and the X-Forwarded-For headers joined with commas (NULL:
+ * none). */
+void clients_resolve(const struct sockaddr *peer, const char *xff, char *out, size_t outlen);
+
 struct client_key {
     uint8_t b[17]; /* family (4 or 6), then the address (IPv6: its first 64 bits) */
 };

@@ -11,6 +11,7 @@ void register_openapi_tests(void);
 void register_cache_tests(void);
 void register_testkit_tests(void);
 void register_chat_tests(void);
+void register_clients_tests(void);
 int testkit_child(const char *which);
 
 int main(int argc, char **argv)
@@ -20,6 +21,6 @@ int main(int argc, char **argv)
     const tk_register_fn suites[] = {register_config_tests,  register_router_tests,
                                      register_problem_tests, register_openapi_tests,
                                      register_cache_tests,   register_testkit_tests,
-                                     register_chat_tests};
+                                     register_chat_tests,    register_clients_tests};
     return tk_run("unit", suites, (int)(sizeof suites / sizeof suites[0]));
 }
