@@ -128,29 +128,15 @@ static struct http_resp *roll(const struct setup *s, const struct camp *c, bool 
     return req(s, "POST", path, "{\"client_seed\":\"abuse\"}", h);
 }
 
-/* A metric's value from /metrics ("name{labels}" as printed), or -1. */
-static long metric(const struct setup *s, const char *name)
-{
-    struct http_resp *r = req(s, "GET", "/metrics", NULL, NULL);
-    long v = -1;
-    char key[200];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *at = r->body ? strstr(r->body, key) : NULL;
-    if (at)
-        v = atol(at + strlen(key));
-    http_free(r);
-    return v;
-}
-
 /* Waits (bounded) for a metric to reach `want`. */
 static bool metric_becomes(const struct setup *s, const char *name, long want, int timeout_ms)
 {
     for (int t = 0; t < timeout_ms; t += 50) {
-        if (metric(s, name) == want)
+        if (daemon_metric(&s->d, name) == want)
             return true;
         tk_sleep_ms(50);
     }
-    fprintf(stderr, "%s is %ld, not %ld\n", name, metric(s, name), want);
+    fprintf(stderr, "%s is %ld, not %ld\n", name, daemon_metric(&s->d, name), want);
     return false;
 }
 
@@ -217,7 +203,7 @@ static void test_creation_flood(void)
         http_free(r);
     }
     CU_ASSERT(reads >= 30 && reads < 40);
-    CU_ASSERT(metric(&s, "m44d_rate_limited_total{limit=\"create\"}") == 35);
+    CU_ASSERT(daemon_metric(&s.d, "m44d_rate_limited_total{limit=\"create\"}") == 35);
     /* Health is outside every limit. */
     struct http_resp *h = req(&s, "GET", "/healthz", NULL, NULL);
     CU_ASSERT_EQUAL(h->status, 200);
@@ -452,7 +438,7 @@ static void test_slow_head(void)
      * end. */
     CU_ASSERT(closed);
     close(fd);
-    CU_ASSERT(metric(&s, "m44d_head_timeouts_total") >= 1);
+    CU_ASSERT(daemon_metric(&s.d, "m44d_head_timeouts_total") >= 1);
     /* A connection opened and left silent is closed the same way. */
     fd = tcp_connect(s.d.port);
     CU_ASSERT(tcp_closed_within(fd, 6000));
@@ -509,7 +495,7 @@ static void test_hung_up_polls(void)
     for (int i = 0; i < 20; i++)
         close(fds[i]);
     CU_ASSERT(metric_becomes(&s, "m44d_long_polls_waiting", 0, 3000));
-    CU_ASSERT_EQUAL(metric(&s, "m44d_long_poll_wakes_total{cause=\"client_gone\"}"), 20);
+    CU_ASSERT_EQUAL(daemon_metric(&s.d, "m44d_long_poll_wakes_total{cause=\"client_gone\"}"), 20);
     /* ... and the address may connect again at once. */
     int fd = raw_send(&s, "127.0.0.3", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     CU_ASSERT_EQUAL(raw_status(fd, buf, sizeof buf, 3000), 200);
@@ -724,8 +710,9 @@ static void test_read_only(void)
     CU_ASSERT_EQUAL(r->status, 200);
     http_free(r);
     CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 0);
-    CU_ASSERT_EQUAL(metric(&s, "m44d_http_requests_total{method=\"POST\",route=\"/api/v1/"
-                               "campaigns/{id}/battles/{n}/reserve-roll\",status=\"500\"}"),
+    CU_ASSERT_EQUAL(daemon_metric(&s.d,
+                                  "m44d_http_requests_total{method=\"POST\",route=\"/api/v1/"
+                                  "campaigns/{id}/battles/{n}/reserve-roll\",status=\"500\"}"),
                     -1);
     /* Writable again: the same request goes through, and readiness comes back. */
     snprintf(sql, sizeof sql,

@@ -345,20 +345,6 @@ static void *poll_thread(void *arg)
     return NULL;
 }
 
-/* A value of m44d's /metrics, or -1. */
-static long metric(const struct daemon *d, const char *name)
-{
-    struct http_resp *r = api(d, "GET", "/metrics", NULL, ANYONE, NULL, NULL);
-    long v = -1;
-    char key[96];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *at = r->body ? strstr(r->body, key) : NULL;
-    if (at)
-        v = atol(at + strlen(key));
-    http_free(r);
-    return v;
-}
-
 /* The change is made 0.5 s into a 25 s wait; the waiting request must answer after it, with
  * the new version, and long before the wait runs out: woken by the change, not by its end.
  * (The bound is wide on purpose: under valgrind on a busy machine the write alone can take a
@@ -373,9 +359,9 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
     pthread_create(&t, NULL, poll_thread, &p);
     tk_sleep_ms(500);
     /* The request is parked (m44d's gauge says so) before the change is made. */
-    for (int i = 0; i < 50 && metric(waiting_on, "m44d_long_polls_waiting") < 1; i++)
+    for (int i = 0; i < 50 && daemon_metric(waiting_on, "m44d_long_polls_waiting") < 1; i++)
         tk_sleep_ms(100);
-    CU_ASSERT_EQUAL(metric(waiting_on, "m44d_long_polls_waiting"), 1);
+    CU_ASSERT_EQUAL(daemon_metric(waiting_on, "m44d_long_polls_waiting"), 1);
     double written_at = now_s();
     CU_ASSERT_EQUAL(battle(writing_to, &c, 1), 201);
     pthread_join(t, NULL);
@@ -383,7 +369,7 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
     CU_ASSERT_EQUAL(p.version, v + 1);
     /* Woken by the change, long before the 25 s wait ran out. */
     CU_ASSERT(p.done_at - written_at < 15.0);
-    CU_ASSERT_EQUAL(metric(waiting_on, "m44d_long_polls_waiting"), 0);
+    CU_ASSERT_EQUAL(daemon_metric(waiting_on, "m44d_long_polls_waiting"), 0);
 }
 
 #define WAKES_BY(cause) "m44d_long_poll_wakes_total{cause=\"" cause "\"}"
@@ -395,10 +381,10 @@ static void test_long_poll(void)
     struct daemon local;
     const char *args[] = {"--version-poll-ms", "0", NULL};
     CU_ASSERT_FATAL(daemon_start(&local, api_conninfo, args));
-    CU_ASSERT_EQUAL(metric(&local, WAKES_BY("write")), 0);
+    CU_ASSERT_EQUAL(daemon_metric(&local, WAKES_BY("write")), 0);
     long_poll(&local, &local);
-    CU_ASSERT_EQUAL(metric(&local, WAKES_BY("write")), 1);
-    CU_ASSERT_EQUAL(metric(&local, WAKES_BY("other_daemon")), 0);
+    CU_ASSERT_EQUAL(daemon_metric(&local, WAKES_BY("write")), 1);
+    CU_ASSERT_EQUAL(daemon_metric(&local, WAKES_BY("other_daemon")), 0);
     CU_ASSERT_EQUAL(daemon_stop(&local, SIGTERM, 30), 0);
     /* Unchanged: 304 once the wait is over. */
     struct camp c = new_campaign("standard", "server");
@@ -412,9 +398,9 @@ static void test_long_poll(void)
 static void test_long_poll_across_daemons(void)
 {
     CU_ASSERT_FATAL(second.pid > 0);
-    long before = metric(&api_daemon, WAKES_BY("other_daemon"));
+    long before = daemon_metric(&api_daemon, WAKES_BY("other_daemon"));
     long_poll(&api_daemon, &second); /* by the version poll of the other daemon */
-    CU_ASSERT_EQUAL(metric(&api_daemon, WAKES_BY("other_daemon")), before + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, WAKES_BY("other_daemon")), before + 1);
     CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
 }
 

@@ -620,20 +620,6 @@ static void test_creation_scoped_by_client(void)
     http_free(b);
 }
 
-/* A metric of a daemon's /metrics, or -1. */
-static long metric(const struct daemon *d, const char *name)
-{
-    struct http_resp *r = api(d, "GET", "/metrics", NULL, ANYONE, NULL, NULL);
-    long v = -1;
-    char key[128];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *at = r->body ? strstr(r->body, key) : NULL;
-    if (at)
-        v = atol(at + strlen(key));
-    http_free(r);
-    return v;
-}
-
 /* Stored responses expire (--idempotency-ttl): swept from the table, and a repeat after that
  * is a new request. */
 static void test_idempotency_expiry(void)
@@ -647,9 +633,9 @@ static void test_idempotency_expiry(void)
     struct http_resp *a = api(&d, "POST", "/api/v1/campaigns", NULL, ANYONE, body, h);
     CU_ASSERT_EQUAL(a->status, 201);
     CU_ASSERT_EQUAL(sql_long_on(db, "SELECT count(*) FROM idempotency"), 1);
-    for (int i = 0; i < 300 && metric(&d, "m44d_idempotency_expired_total") < 1; i++)
+    for (int i = 0; i < 300 && daemon_metric(&d, "m44d_idempotency_expired_total") < 1; i++)
         tk_sleep_ms(100);
-    CU_ASSERT_EQUAL(metric(&d, "m44d_idempotency_expired_total"), 1);
+    CU_ASSERT_EQUAL(daemon_metric(&d, "m44d_idempotency_expired_total"), 1);
     CU_ASSERT_EQUAL(sql_long_on(db, "SELECT count(*) FROM idempotency"), 0);
     struct http_resp *b = api(&d, "POST", "/api/v1/campaigns", NULL, ANYONE, body, h);
     CU_ASSERT_EQUAL(b->status, 201);

@@ -112,3 +112,16 @@ int daemon_stop(struct daemon *d, int sig, int timeout_s)
     d->pid = 0;
     return -1;
 }
+
+long daemon_metric(const struct daemon *d, const char *name)
+{
+    char url[128], key[200];
+    struct http_resp *r = http_do("GET", daemon_url(d, "/metrics", url, sizeof url), NULL, NULL);
+    long v = -1;
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *at = r->body ? strstr(r->body, key) : NULL;
+    if (at)
+        v = atol(at + strlen(key));
+    http_free(r);
+    return v;
+}

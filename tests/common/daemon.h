@@ -25,6 +25,9 @@ bool daemon_start_port(struct daemon *d, const char *conninfo, int port, const c
 /* Sends `sig` and waits up to `timeout_s`; returns the exit status, or -1 (killed / timeout). */
 int daemon_stop(struct daemon *d, int sig, int timeout_s);
 
+/* A value of its /metrics ("name{labels}" as printed), or -1. */
+long daemon_metric(const struct daemon *d, const char *name);
+
 /* "http://127.0.0.1:PORT/path" into buf. */
 const char *daemon_url(const struct daemon *d, const char *path, char *buf, size_t len);
 
