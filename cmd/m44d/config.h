@@ -25,8 +25,8 @@ struct config {
     long rate_read, burst_read, rate_write, burst_write, rate_create, burst_create;
     long max_parked, parked_per_client; /* long polls waiting at once */
     long heavy_workers, heavy_queue;    /* exports and imports */
-    long conn_memory; /* bytes of libmicrohttpd memory per connection */
-    long db_wait;     /* seconds to wait for the database at start */
+    long conn_memory;                   /* bytes of libmicrohttpd memory per connection */
+    long db_wait;                       /* seconds to wait for the database at start */
     long shutdown_timeout;
     long max_wait;        /* longest long-poll a client may ask for, seconds */
     long version_poll_ms; /* long polls: how often other daemons' changes are looked for */
