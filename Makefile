@@ -5,6 +5,7 @@
 #   make test       install what is missing (scripts/deps.sh test), check it (scripts/check-deps.sh),
 #                   then run every test suite (see tests/run.sh)
 #   make test-fresh the README's `make test` on a bare Debian 12 root (debootstrap + chroot)
+#   make deploy-rehearsal  docs/DEPLOY.md followed on a bare Debian 12 root booted with systemd-nspawn
 #   make lint       clang-format check and cppcheck
 # MODE=asan builds everything with AddressSanitizer + UndefinedBehaviorSanitizer into build/asan.
 
@@ -60,7 +61,7 @@ OPENAPI    := api/openapi.json
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all run stop test test-faults test-fresh mutants valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
+.PHONY: all run stop test test-faults test-fresh deploy-rehearsal mutants valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -167,6 +168,11 @@ mutants:
 test-fresh:
 	@scripts/deps.sh fresh
 	@scripts/test-fresh.sh
+
+# docs/DEPLOY.md, every step, on a bare Debian 12 root booted with systemd-nspawn (opt-in: ~2 minutes).
+deploy-rehearsal:
+	@scripts/deps.sh rehearsal
+	@scripts/deploy-rehearsal.sh
 
 # Benchmarks: baselines (pgbench, a bare libmicrohttpd + libpq server) against m44d, side by side.
 bench-bins: $(B)/bench/loadgen $(B)/bench/bare

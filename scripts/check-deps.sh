@@ -5,7 +5,8 @@
 # header any source of the profile includes (#include <...>) must be found, and must come from
 # a package the profile lists or one of their dependencies; one that is present only by chance
 # on this machine fails the check too.
-#   scripts/check-deps.sh PROFILE    (run, test, faults, valgrind, fuzz, bench, fresh)
+#   scripts/check-deps.sh PROFILE    (run, test, faults, valgrind, fuzz, bench, fresh, mutants, lint,
+#                                    rehearsal)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/packages.sh

@@ -2,7 +2,8 @@
 # Installs the Debian packages a make target needs (scripts/packages.sh), when they are missing,
 # then checks that everything is there (scripts/check-deps.sh). Idempotent; quiet when
 # everything is present.
-#   scripts/deps.sh [PROFILE]...   run (default), test, faults, valgrind, fuzz, bench, fresh
+#   scripts/deps.sh [PROFILE]...   run (default), test, faults, valgrind, fuzz, bench, fresh,
+#                                  mutants, lint, rehearsal
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/packages.sh
@@ -53,10 +54,24 @@ if ! apt-get update -q >"$log" 2>&1; then
   echo "deps.sh: 'apt-get update' failed (no network or no package mirror?). Its output:" >&2
   tail -n 15 "$log" >&2; rm -f "$log"; exit 1
 fi
+# Packages are installed, never started: Debian starts the services it installs (nginx on port
+# 80, Prometheus on 9090, a PostgreSQL cluster), and the tests run their own on loopback. A
+# policy-rc.d that says "no" (exit 101) holds them back while this runs; one already in place
+# is left alone.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# scripts/deps.sh: no service starts while it installs packages\nexit 101\n' >"$policy"
+  chmod 755 "$policy"
+  own_policy=1
+fi
+drop_policy() { [ $own_policy -eq 1 ] && rm -f "$policy"; own_policy=0; }
+trap drop_policy EXIT
 if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
   echo "deps.sh: 'apt-get install' failed. Its output:" >&2
   tail -n 25 "$log" >&2; rm -f "$log"; exit 1
 fi
+drop_policy
 rm -f "$log"
 echo "deps.sh: installed ${#missing[@]} package(s)" >&2
 check_all

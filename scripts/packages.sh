@@ -31,13 +31,21 @@ declare -A PROBE=(
   [clang-format]=cmd:clang-format
   [cppcheck]=cmd:cppcheck
   [git]=cmd:git
+  [nginx]=file:/usr/sbin/nginx
+  [openssl]=cmd:openssl
+  [prometheus]=cmd:promtool
+  [systemd]=cmd:systemd-analyze
+  [systemd-container]=cmd:systemd-nspawn
 )
 
 RUN_PACKAGES="make gcc libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev libsodium-dev
   libcurl4-openssl-dev postgresql util-linux passwd"
 # (libcurl: m44d posts to the group's chat.) The C suites, the API suite's walkthrough (curl)
 # and contract check (Node.js), the dashboard in Chromium.
-TEST_PACKAGES="$RUN_PACKAGES libcunit1-dev curl procps chromium nodejs npm"
+# The proxy suite: Debian's nginx in front of m44d with a throwaway certificate (openssl),
+# promtool on /metrics (prometheus), the units' exposure (systemd-analyze, from systemd).
+TEST_PACKAGES="$RUN_PACKAGES libcunit1-dev curl procps chromium nodejs npm nginx openssl prometheus
+  systemd"
 
 # profile -> packages
 declare -A PROFILE=(
@@ -51,6 +59,7 @@ declare -A PROFILE=(
   [fresh]="debootstrap"
   [mutants]="$TEST_PACKAGES patch valgrind"
   [lint]="clang-format cppcheck git"
+  [rehearsal]="debootstrap systemd-container util-linux openssl curl git procps"
 )
 
 # profile -> the source directories whose #include <...> its builds compile, and the compiler
@@ -64,5 +73,6 @@ declare -A PROFILE_SOURCES=(
   [fresh]=""
   [mutants]="util db rules campaign api cmd tools tests"
   [lint]=""
+  [rehearsal]=""
 )
 declare -A PROFILE_CC=([fuzz]=clang)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite: unit, contract (redocly lint of api/openapi.json), rules, replay (fuzz
 # corpora and regressions), db, api (every response also checked against api/openapi.json), e2e
-# (browser), then unit/rules/replay/db/api again built with AddressSanitizer +
-# UndefinedBehaviorSanitizer. A throwaway PostgreSQL cluster is
+# (browser), proxy (nginx and TLS in front of m44d, as docs/DEPLOY.md sets them up), then
+# unit/rules/replay/db/api again built with AddressSanitizer + UndefinedBehaviorSanitizer. A throwaway PostgreSQL cluster is
 # created for the run and removed afterwards.
 #   tests/run.sh                 everything
 #   tests/run.sh unit db         only these suites (release build)
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 export M44_ROOT=$root
 
-all_suites=(unit contract rules replay db api e2e)
+all_suites=(unit contract rules replay db api e2e proxy)
 suites=("$@")
 full=0
 if [ ${#suites[@]} -eq 0 ]; then suites=("${all_suites[@]}"); full=1; fi
@@ -61,6 +61,9 @@ run_suite() { # mode suite
   step "$suite ($mode)"
   if [ "$suite" = e2e ]; then
     M44_TEST_BIN=$root/$bin tests/e2e/run.sh || failed+=("$suite/$mode")
+  elif [ "$suite" = proxy ]; then
+    M44_TEST_BIN=$root/$bin tests/proxy/run.sh 2>&1 | tee "tests/out/logs/proxy-$mode.out" ||
+      failed+=("$suite/$mode")
   elif [ "$suite" = contract ]; then
     # The document itself: redocly's recommended rules (tests/contract/redocly.yaml).
     if ! (cd tests/contract && node_modules/.bin/redocly lint --config redocly.yaml \
@@ -83,8 +86,8 @@ run_suite() { # mode suite
 
 for s in "${suites[@]}"; do
   case "$s" in
-    unit|contract|rules|replay|db|api|e2e|faults|abuse) ;;
-    *) echo "unknown suite '$s' (unit contract rules replay db api e2e faults abuse)" >&2; exit 2 ;;
+    unit|contract|rules|replay|db|api|e2e|proxy|faults|abuse) ;;
+    *) echo "unknown suite '$s' (unit contract rules replay db api e2e proxy faults abuse)" >&2; exit 2 ;;
   esac
   run_suite release "$s"
 done
