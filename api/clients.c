@@ -151,12 +151,32 @@ static bool parse_forwarded(const char *s, size_t len, struct addr16 *out)
            parse_addr(s, (size_t)(colon - s), out) && is_mapped_v4(out);
 }
 
+/* The X-Forwarded-For headers joined in order with commas; only their last XFF_KEEP bytes are
+ * kept (whole entries), since the walk reads from the right and the proxies' entries are there:
+ * a client cannot push them out with a long header of its own. */
+#define XFF_KEEP 4096
 struct xff {
-    char text[4096];
+    char text[XFF_KEEP + 1];
     size_t len;
 };
 
-/* Joins every X-Forwarded-For header, in order, with commas. */
+static void xff_append(struct xff *x, const char *s, size_t n)
+{
+    if (n >= XFF_KEEP) { /* only its end can fit */
+        s += n - (XFF_KEEP - 1);
+        n = XFF_KEEP - 1;
+        x->len = 0;
+    }
+    if (x->len + n > XFF_KEEP) { /* drop entries from the left until it fits */
+        size_t drop = x->len + n - XFF_KEEP;
+        memmove(x->text, x->text + drop, x->len - drop);
+        x->len -= drop;
+    }
+    memcpy(x->text + x->len, s, n);
+    x->len += n;
+    x->text[x->len] = '\0';
+}
+
 static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key,
                                const char *value)
 {
@@ -164,13 +184,32 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
     struct xff *x = cls;
     if (strcasecmp(key, "X-Forwarded-For") != 0 || !value)
         return MHD_YES;
-    int n = snprintf(x->text + x->len, sizeof x->text - x->len, "%s%s", x->len ? "," : "", value);
-    if (n < 0 || (size_t)n >= sizeof x->text - x->len) {
-        x->len = sizeof x->text; /* too long to trust: the peer stands */
-        return MHD_NO;
-    }
-    x->len += (size_t)n;
+    if (x->len)
+        xff_append(x, ",", 1);
+    xff_append(x, value, strlen(value));
     return MHD_YES;
+}
+
+/* The joined length of the X-Forwarded-For headers (to know whether the left was cut). */
+static enum MHD_Result count_xff(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    (void)kind;
+    size_t *total = cls;
+    if (strcasecmp(key, "X-Forwarded-For") == 0 && value)
+        *total += strlen(value) + (*total ? 1 : 0);
+    return MHD_YES;
+}
+
+/* After cutting from the left, the first entry may be a fragment: it is dropped. */
+static const char *xff_text(struct xff *x, bool cut)
+{
+    if (!x->len)
+        return NULL;
+    if (!cut)
+        return x->text;
+    const char *comma = strchr(x->text, ',');
+    return comma ? comma + 1 : NULL;
 }
 
 void clients_resolve(const struct sockaddr *peer, const char *xff, char *out, size_t outlen)
@@ -205,9 +244,12 @@ void clients_address(struct MHD_Connection *conn, char *out, size_t outlen)
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     const struct sockaddr *peer = ci ? ci->client_addr : NULL;
     struct xff x = {.len = 0};
-    if (clients_peer_trusted(peer))
+    size_t total = 0;
+    if (clients_peer_trusted(peer)) {
+        MHD_get_connection_values(conn, MHD_HEADER_KIND, count_xff, &total);
         MHD_get_connection_values(conn, MHD_HEADER_KIND, collect, &x);
-    clients_resolve(peer, x.len && x.len < sizeof x.text ? x.text : NULL, out, outlen);
+    }
+    clients_resolve(peer, xff_text(&x, total > x.len), out, outlen);
 }
 
 static void key_of(const struct addr16 *a, struct client_key *k)

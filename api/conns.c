@@ -138,6 +138,10 @@ static void *deadline_loop(void *arg)
                           (double)(now.tv_nsec - c->since.tv_nsec) / 1e9;
             if (idle < (double)head_timeout)
                 continue;
+            /* Bytes waiting to be read: a request has just arrived; libmicrohttpd takes it. */
+            char b;
+            if (recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+                continue;
             shutdown(c->fd, SHUT_RDWR);
             c->cut = true;
             cut++;

@@ -166,7 +166,8 @@ static void refuse(struct req *r, bool body_follows, enum problem_code code, uns
     r->refuse_code = code;
     r->refuse_retry = retry;
     r->refused = true;
-    if (!body_follows)
+    /* A client waiting for "100 Continue" has sent nothing yet: it gets the answer instead. */
+    if (!body_follows || MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Expect"))
         reply_problem_retry(r, code, retry, "%s", r->refuse_detail);
 }
 
@@ -479,8 +480,10 @@ void http_stop(void)
     sweeper_stop();
     version_batch_stop();
     jobs_stop();
+    /* Every suspended request answered and resumed before libmicrohttpd stops: the waiters'
+     * thread may be resuming one that it found hung up. */
+    waiters_stop();
     MHD_stop_daemon(daemon_handle);
     daemon_handle = NULL;
     conns_stop();
-    waiters_stop();
 }

@@ -39,7 +39,8 @@ static const struct option_spec options[] = {
     {"max-connections", "M44_MAX_CONNECTIONS", OPT_INT, "512", 1, 100000, NULL,
      FIELD(max_connections), "most connections open at once"},
     {"per-ip-limit", "M44_PER_IP_LIMIT", OPT_INT, "64", 1, 100000, NULL, FIELD(per_ip_limit),
-     "most connections open at once from one address (a --trust-proxy proxy excepted)"},
+     "most connections open at once from one address (an IPv6 /64; a --trust-proxy proxy "
+     "excepted)"},
     {"trust-proxy", "M44_TRUST_PROXY", OPT_STRING, "", 0, 0, NULL, FIELD(trust_proxy),
      "comma-separated addresses or ADDR/PREFIX ranges of reverse proxies: only from these is "
      "X-Forwarded-For believed (the client is its last address that is not one of them)"},

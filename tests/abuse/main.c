@@ -237,6 +237,13 @@ static void test_not_json(void)
         req(&s, "POST", "/api/v1/campaigns", "{\"name\":\"Fine\",\"ruleset\":\"standard\"}", ok);
     CU_ASSERT_EQUAL(r->status, 201);
     http_free(r);
+    /* A client waiting for "100 Continue" gets the refusal instead, before sending the body. */
+    int wait_fd = raw_send(&s, NULL,
+                           "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                           "text/plain\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n");
+    char wbuf[2048];
+    CU_ASSERT_EQUAL(raw_status(wait_fd, wbuf, sizeof wbuf, 3000), 415);
+    close(wait_fd);
     /* A POST with no body needs no type (an undo as curl -X POST sends it). */
     struct camp c;
     CU_ASSERT_FATAL(create(&s, &c));
@@ -596,6 +603,17 @@ static void test_trusted_proxy(void)
     CU_ASSERT_EQUAL(st[1], 201);
     CU_ASSERT_EQUAL(st[2], 429);
     CU_ASSERT_EQUAL(st[3], 201);
+    /* A long X-Forwarded-For of the client's own cannot push out what the proxy appended. */
+    char *longxff = malloc(6000);
+    strcpy(longxff, "X-Forwarded-For: ");
+    while (strlen(longxff) < 5000)
+        strcat(longxff, "10.0.0.1, ");
+    strcat(longxff, "198.51.100.9");
+    const char *lh[] = {longxff, NULL};
+    r = req(&s, "GET", "/api/v1/rulesets", NULL, lh);
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    free(longxff);
     /* From an address that is not a proxy, X-Forwarded-For is not believed. */
     http_set_source("127.0.0.20");
     const char *spoof[] = {"X-Forwarded-For: 203.0.113.99", NULL};
@@ -620,6 +638,7 @@ static void test_trusted_proxy(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 198.51.100.7 POST /api/v1/campaigns 201 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 198.51.100.7 POST /api/v1/campaigns 429 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 198.51.100.8 POST /api/v1/campaigns 201 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 198.51.100.9 GET /api/v1/rulesets 200 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 127.0.0.20 GET /api/v1/rulesets 200 "));
     CU_ASSERT_PTR_NULL(strstr(log, "203.0.113.99"));
     free(log);
