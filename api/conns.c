@@ -23,7 +23,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct conn *all;
 static long nopen;
 static struct client_counts per_peer = CLIENT_COUNTS_INIT;
-static unsigned peer_limit, head_timeout;
+static unsigned peer_limit, head_timeout, max_open;
+/* Connections admitted by conns_accept and not yet closed: counted at admission, so that two
+ * accepts racing on two threads cannot both pass a limit. */
+static long admitted;
 static atomic_ulong refused, head_cuts;
 static atomic_bool stop;
 static pthread_t thread;
@@ -32,14 +35,20 @@ static bool running;
 enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)cls, (void)addrlen;
-    if (clients_peer_trusted(addr))
-        return MHD_YES;
+    /* Admitted here, counted here: libmicrohttpd's own --max-connections check, after this one,
+     * then never refuses what was admitted (which would leave it counted). */
+    bool trusted = clients_peer_trusted(addr);
     struct client_key k;
     client_key_sockaddr(addr, &k);
-    if (client_counts_get(&per_peer, &k) < (long)peer_limit)
-        return MHD_YES;
-    atomic_fetch_add(&refused, 1);
-    return MHD_NO;
+    pthread_mutex_lock(&lock);
+    bool ok = admitted < (long)max_open &&
+              (trusted || client_counts_add(&per_peer, &k, 1, (long)peer_limit));
+    if (ok)
+        admitted++;
+    pthread_mutex_unlock(&lock);
+    if (!ok)
+        atomic_fetch_add(&refused, 1);
+    return ok ? MHD_YES : MHD_NO;
 }
 
 void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -57,10 +66,8 @@ void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         c->fd = fd ? fd->connect_fd : -1;
         const struct sockaddr *sa = ad ? ad->client_addr : NULL;
-        if (!clients_peer_trusted(sa)) {
-            client_key_sockaddr(sa, &c->peer);
-            c->counted = client_counts_add(&per_peer, &c->peer, 1, -1);
-        }
+        c->counted = !clients_peer_trusted(sa); /* by conns_accept */
+        client_key_sockaddr(sa, &c->peer);
         clock_gettime(CLOCK_MONOTONIC, &c->since);
         pthread_mutex_lock(&lock);
         c->next = all;
@@ -84,9 +91,10 @@ void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
     if (c->next)
         c->next->prev = c->prev;
     nopen--;
-    pthread_mutex_unlock(&lock);
+    admitted--;
     if (c->counted)
         client_counts_add(&per_peer, &c->peer, -1, -1);
+    pthread_mutex_unlock(&lock);
     free(c);
     *socket_context = NULL;
 }
@@ -157,9 +165,10 @@ static void *deadline_loop(void *arg)
     return NULL;
 }
 
-bool conns_start(unsigned per_peer_max, unsigned head_s)
+bool conns_start(unsigned per_peer_max, unsigned head_s, unsigned max_connections)
 {
     peer_limit = per_peer_max;
+    max_open = max_connections;
     head_timeout = head_s;
     atomic_store(&stop, false);
     running = pthread_create(&thread, NULL, deadline_loop, NULL) == 0;

@@ -13,8 +13,9 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
-/* Starts the thread that enforces the head deadline. */
-bool conns_start(unsigned per_peer_limit, unsigned head_timeout_s);
+/* Starts the thread that enforces the head deadline. At most `max_connections` are admitted
+ * (libmicrohttpd is given the same limit). */
+bool conns_start(unsigned per_peer_limit, unsigned head_timeout_s, unsigned max_connections);
 void conns_stop(void);
 
 /* libmicrohttpd callbacks: MHD_OPTION_ACCEPT_POLICY and MHD_OPTION_NOTIFY_CONNECTION. */

@@ -401,8 +401,9 @@ bool http_start(const struct http_options *opts)
     ratelimit_init(&rl[0], &rl[1], &rl[2]);
     if (!jobs_start(opts->threads, opts->heavy_workers, opts->heavy_queue) ||
         !waiters_start(opts->version_poll_ms, opts->max_parked, opts->parked_per_client) ||
-        !conns_start(opts->per_ip_limit, opts->head_timeout) || !version_batch_start() ||
-        !sweeper_start(opts->idempotency_ttl) || !chat_delivery_start(&opts->chat)) {
+        !conns_start(opts->per_ip_limit, opts->head_timeout, opts->max_connections) ||
+        !version_batch_start() || !sweeper_start(opts->idempotency_ttl) ||
+        !chat_delivery_start(&opts->chat)) {
         chat_delivery_stop();
         sweeper_stop();
         version_batch_stop();
