@@ -3,14 +3,12 @@
 #include "api/handlers.h"
 #include "api/views.h"
 
-static enum cres show(struct db *db, struct req *r, struct campaign *c, void *arg)
+static enum cres show(struct db *db, struct req *r, struct campaign *c, struct cerr *err, void *arg)
 {
     int n = *(int *)arg;
     struct battle *b = campaign_battle(c, n);
-    if (!b) {
-        reply_problem(r, PROBLEM_NOT_FOUND, "This campaign has no battle %d.", n);
-        return C_OK;
-    }
+    if (!b)
+        return refuse(err, PROBLEM_NOT_FOUND, NULL, "This campaign has no battle %d.", n);
     json_t *j = view_battle(db, c, b);
     if (!j)
         return C_DBERR;

@@ -16,9 +16,10 @@ struct render {
     long long version;
 };
 
-static enum cres render_tx(struct db *db, struct req *r, struct campaign *c, void *arg)
+static enum cres render_tx(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
+                           void *arg)
 {
-    (void)r;
+    (void)r, (void)err;
     struct render *out = arg;
     json_t *j = view_campaign(db, c);
     if (!j)

@@ -5,6 +5,7 @@
 #include "util/log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op)
@@ -33,7 +34,7 @@ static enum db_tx read_tx(struct db *db, void *arg)
     struct read_ctx *x = arg;
     enum cres rc = campaign_load(db, x->r->params[0], false, x->c, &x->err);
     if (rc == C_OK)
-        rc = x->fn(db, x->r, x->c, x->arg);
+        rc = x->fn(db, x->r, x->c, &x->err, x->arg);
     return rc == C_OK ? DB_TX_OK : rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
 }
 
@@ -54,6 +55,54 @@ void read_campaign(struct req *r, read_fn fn, void *arg)
         reply_cerr(r, &x.err);
     else
         reply_db_failure(r, res);
+}
+
+struct grand_read_ctx {
+    struct req *r;
+    struct grand g;
+    grand_read_fn fn;
+    void *arg;
+    struct cerr err;
+};
+
+static enum db_tx grand_read_tx(struct db *db, void *arg)
+{
+    struct grand_read_ctx *x = arg;
+    enum cres rc = grand_load(db, x->r->params[0], false, &x->g, &x->err);
+    if (rc == C_OK)
+        rc = x->fn(db, x->r, &x->g, &x->err, x->arg);
+    return rc == C_OK ? DB_TX_OK : rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+}
+
+void read_grand_campaign(struct req *r, grand_read_fn fn, void *arg)
+{
+    if (!check_campaign_id(r))
+        return;
+    struct grand_read_ctx *x = calloc(1, sizeof *x); /* a grand campaign is large for a stack */
+    if (!x) {
+        reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
+        return;
+    }
+    *x = (struct grand_read_ctx){.r = r, .fn = fn, .arg = arg};
+    enum db_result res = db_transaction(db_thread(), grand_read_tx, x);
+    if (!r->status && res == DB_ABORTED)
+        reply_cerr(r, &x->err);
+    else if (!r->status && res != DB_OK)
+        reply_db_failure(r, res);
+    free(x);
+}
+
+enum cres refuse_key(struct cerr *err, const char *key, enum role replaced, const char *what)
+{
+    if (replaced != ROLE_NONE)
+        return refuse(err, PROBLEM_UNAUTHORIZED, NULL,
+                      "This %s link was replaced by a new one: ask the organizer for the new "
+                      "link.",
+                      replaced == ROLE_ORGANIZER ? "organizer" : side_title(role_side(replaced)));
+    if (key)
+        return refuse(err, PROBLEM_UNAUTHORIZED, NULL, "This key is not a key of this %s.",
+                      what ? what : "campaign");
+    return refuse(err, PROBLEM_UNAUTHORIZED, NULL, "Send a key: Authorization: Bearer <key>.");
 }
 
 bool path_role(struct req *r, int i, enum role *role)

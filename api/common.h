@@ -16,10 +16,20 @@ bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op);
 /*
  * Loads campaign params[0] for reading (no lock) and calls `fn`, all in one read transaction;
  * replies with 404 / 503 itself. On success `fn` replies, or leaves it to the caller (which
- * sees r->status still 0).
+ * sees r->status still 0); `fn` may refuse by filling `err` and returning C_REFUSED.
  */
-typedef enum cres (*read_fn)(struct db *db, struct req *r, struct campaign *c, void *arg);
+typedef enum cres (*read_fn)(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
+                             void *arg);
 void read_campaign(struct req *r, read_fn fn, void *arg);
+
+/* The same for grand campaign params[0]. */
+typedef enum cres (*grand_read_fn)(struct db *db, struct req *r, struct grand *g, struct cerr *err,
+                                   void *arg);
+void read_grand_campaign(struct req *r, grand_read_fn fn, void *arg);
+
+/* 401 for a key that is not one of this campaign's (or grand campaign's, `what`), saying so
+ * when it is one a re-issue replaced. */
+enum cres refuse_key(struct cerr *err, const char *key, enum role replaced, const char *what);
 
 /* The role named by path parameter `i` (allies, axis, organizer); replies 404 and returns false
  * for any other. */

@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static enum cres export_campaign(struct db *db, struct req *r, struct campaign *c, void *arg)
+static enum cres export_campaign(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
+                                 void *arg)
 {
-    (void)arg;
+    (void)arg, (void)err;
     json_t *doc = view_export(db, c);
     if (!doc)
         return C_DBERR;

@@ -13,48 +13,37 @@
 #include <stdlib.h>
 
 struct render {
-    struct req *r;
-    struct grand g;
-    struct cerr err;
     char *body;
+    long long version;
 };
 
-static enum db_tx render_tx(struct db *db, void *arg)
+static enum cres render_grand(struct db *db, struct req *r, struct grand *g, struct cerr *err,
+                              void *arg)
 {
-    struct render *x = arg;
-    free(x->body);
-    x->body = NULL;
-    enum cres rc = grand_load(db, x->r->params[0], false, &x->g, &x->err);
-    if (rc != C_OK)
-        return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
-    json_t *j = view_grand(db, &x->g, &x->err);
+    (void)r;
+    struct render *out = arg;
+    free(out->body); /* a retried transaction renders again */
+    out->body = NULL;
+    json_t *j = view_grand(db, g, err);
     if (!j)
-        return DB_TX_ERROR;
-    x->body = json_dumps(j, JSON_COMPACT);
+        return C_DBERR;
+    out->body = json_dumps(j, JSON_COMPACT);
+    out->version = g->version;
     json_decref(j);
-    return x->body ? DB_TX_OK : DB_TX_ERROR;
+    return out->body ? C_OK : C_DBERR;
 }
 
 static bool render(struct req *r, char **body, long long *version)
 {
-    struct render *x = calloc(1, sizeof *x);
-    if (!x) {
-        reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
+    struct render out = {NULL, 0};
+    read_grand_campaign(r, render_grand, &out);
+    if (r->status) { /* refused, or the database failed */
+        free(out.body);
         return false;
     }
-    x->r = r;
-    enum db_result res = db_transaction(db_thread(), render_tx, x);
-    bool ok = res == DB_OK;
-    if (res == DB_ABORTED)
-        reply_cerr(r, &x->err);
-    else if (!ok)
-        reply_db_failure(r, res);
-    *body = ok ? x->body : NULL;
-    *version = x->g.version;
-    if (!ok)
-        free(x->body);
-    free(x);
-    return ok;
+    *body = out.body;
+    *version = out.version;
+    return true;
 }
 
 static const struct versioned grand = {

@@ -2,6 +2,7 @@
  * a whole grand campaign (format "m44d-grand-campaign-export"): the grand campaign, and the
  * export of each campaign started, in order. An import restores it under its id with new keys,
  * every campaign replayed as a campaign's import is, all in one transaction. */
+#include "api/bodies.h"
 #include "api/common.h"
 #include "api/handlers.h"
 #include "api/views.h"
@@ -11,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct export_ctx {
-    struct req *r;
-    struct grand g;
-    struct cerr err;
-    json_t *doc;
-};
-
 static enum cres add_campaign(struct db *db, const struct campaign *c, int index, void *arg)
 {
     (void)index;
@@ -26,60 +20,39 @@ static enum cres add_campaign(struct db *db, const struct campaign *c, int index
     return doc && json_array_append_new(list, doc) == 0 ? C_OK : C_DBERR;
 }
 
-static enum db_tx export_tx(struct db *db, void *arg)
+static enum cres export_grand(struct db *db, struct req *r, struct grand *g, struct cerr *err,
+                              void *arg)
 {
-    struct export_ctx *x = arg;
-    json_decref(x->doc);
-    x->doc = NULL;
-    enum cres rc = grand_load(db, x->r->params[0], false, &x->g, &x->err);
-    if (rc != C_OK)
-        return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+    (void)arg;
     json_t *campaigns = json_array();
     struct grand_played played[GRAND_MAX_CAMPAIGNS];
     json_t *standing = NULL;
-    if (grand_parts(db, &x->g, played, add_campaign, campaigns, &x->err) != C_OK ||
-        !(standing = view_grand(db, &x->g, &x->err))) {
+    if (grand_parts(db, g, played, add_campaign, campaigns, err) != C_OK ||
+        !(standing = view_grand(db, g, err))) {
         json_decref(campaigns);
-        return DB_TX_ERROR;
+        return C_DBERR;
     }
-    const struct grand *g = &x->g;
     char now[40];
     view_now(now);
-    x->doc = json_pack("{s:s, s:i, s:s, s:{s:s, s:s, s:s, s:b, s:s, s:{s:s, s:s}, s:s, s:I}, "
-                       "s:o, s:o}",
-                       "format", "m44d-grand-campaign-export", "format_version", 1, "exported_at",
-                       now, "grand_campaign", "id", g->id, "name", g->name, "grand_ruleset",
-                       g->ruleset_id, "what_if", g->what_if, "dice", dice_mode_name(g->dice),
-                       "players", "allies", g->players[SIDE_ALLIES], "axis", g->players[SIDE_AXIS],
-                       "created_at", g->created_at, "version", (json_int_t)g->version, "campaigns",
-                       campaigns, "standing", standing);
-    return x->doc ? DB_TX_OK : DB_TX_ERROR;
+    json_t *doc = json_pack(
+        "{s:s, s:i, s:s, s:{s:s, s:s, s:s, s:b, s:s, s:{s:s, s:s}, s:s, s:I}, s:o, s:o}", "format",
+        "m44d-grand-campaign-export", "format_version", 1, "exported_at", now, "grand_campaign",
+        "id", g->id, "name", g->name, "grand_ruleset", g->ruleset_id, "what_if", g->what_if, "dice",
+        dice_mode_name(g->dice), "players", "allies", g->players[SIDE_ALLIES], "axis",
+        g->players[SIDE_AXIS], "created_at", g->created_at, "version", (json_int_t)g->version,
+        "campaigns", campaigns, "standing", standing);
+    if (!doc)
+        return C_DBERR;
+    char disp[110];
+    snprintf(disp, sizeof disp, "attachment; filename=\"m44d-grand-%s.json\"", g->id);
+    const char *headers[] = {"Content-Disposition", disp, NULL};
+    reply_json_headers(r, 200, doc, headers);
+    return C_OK;
 }
 
 void handle_grand_export(struct req *r)
 {
-    if (!check_campaign_id(r))
-        return;
-    struct export_ctx *x = calloc(1, sizeof *x);
-    if (!x) {
-        reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
-        return;
-    }
-    x->r = r;
-    enum db_result res = db_transaction(db_thread(), export_tx, x);
-    if (res == DB_OK) {
-        char disp[110];
-        snprintf(disp, sizeof disp, "attachment; filename=\"m44d-grand-%s.json\"", x->g.id);
-        const char *headers[] = {"Content-Disposition", disp, NULL};
-        reply_json_headers(r, 200, x->doc, headers);
-        x->doc = NULL;
-    } else if (res == DB_ABORTED) {
-        reply_cerr(r, &x->err);
-    } else {
-        reply_db_failure(r, res);
-    }
-    json_decref(x->doc);
-    free(x);
+    read_grand_campaign(r, export_grand, NULL);
 }
 
 /* ---- import ---- */
@@ -113,31 +86,28 @@ static bool read_grand(struct import_arg *a, struct cerr *e)
     if (!canonical_uuid(json_string_value(json_object_get(gc, "id")), a->id))
         return bad(e, "grand_campaign.id",
                    "grand_campaign.id must be a UUID (8-4-4-4-12 hexadecimal digits).");
-    memset(&a->in, 0, sizeof a->in);
-    a->in.id = a->id;
-    a->in.name = json_string_value(json_object_get(gc, "name"));
-    if (!a->in.name || !*a->in.name || strlen(a->in.name) > NAME_MAX_BYTES)
-        return bad(e, "grand_campaign.name", "The grand campaign needs a name.");
+    /* The settings are checked as a creation's are (parse_grand_create), without the members
+     * an export adds; a grand ruleset this server lacks is 409, as for a campaign's import. */
     const char *gr = json_string_value(json_object_get(gc, "grand_ruleset"));
-    a->in.gr = grand_ruleset_find(gr);
-    if (!a->in.gr) {
+    if (gr && !grand_ruleset_find(gr)) {
         refuse(e, PROBLEM_RULESET_UNAVAILABLE, "grand_campaign.grand_ruleset",
-               "This grand campaign's rules (%s) are not loaded on this server.", gr ? gr : "?");
+               "This grand campaign's rules (%s) are not loaded on this server.", gr);
         return false;
     }
-    json_t *wi = json_object_get(gc, "what_if");
-    if (!json_is_boolean(wi))
-        return bad(e, "grand_campaign.what_if", "what_if must be true or false.");
-    a->in.what_if = json_is_true(wi);
-    if (!dice_mode_parse(json_string_value(json_object_get(gc, "dice")), &a->in.dice))
-        return bad(e, "grand_campaign.dice", "dice must be \"server\", \"table\" or \"either\".");
-    json_t *players = json_object_get(gc, "players");
-    for (int s = 0; s < SIDE_COUNT; s++) {
-        json_t *p = json_object_get(players, side_name((enum side)s));
-        a->in.players[s] = json_is_string(p) ? json_string_value(p) : "";
-        if (strlen(a->in.players[s]) > PLAYER_MAX_BYTES)
-            return bad(e, "grand_campaign.players", "A player's name is too long.");
+    json_t *settings = json_is_object(gc) ? json_copy(gc) : json_object();
+    json_object_del(settings, "id");
+    json_object_del(settings, "created_at");
+    json_object_del(settings, "version");
+    struct jerr je;
+    bool ok = parse_grand_create(settings, &a->in, &je);
+    json_decref(settings); /* a->in's strings point into gc, which a->doc holds */
+    if (!ok) {
+        char field[sizeof e->field];
+        snprintf(field, sizeof field, "grand_campaign%s%.64s", je.field[0] ? "." : "", je.field);
+        refuse(e, je.code, field, "%s", je.detail);
+        return false;
     }
+    a->in.id = a->id;
     a->campaigns = json_object_get(doc, "campaigns");
     if (!json_is_array(a->campaigns) ||
         json_array_size(a->campaigns) > (size_t)a->in.gr->ncampaigns) {

@@ -3,9 +3,10 @@
 #include "api/handlers.h"
 #include "api/views.h"
 
-static enum cres rolls(struct db *db, struct req *r, struct campaign *c, void *arg)
+static enum cres rolls(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
+                       void *arg)
 {
-    (void)arg;
+    (void)arg, (void)err;
     json_t *j = view_rolls(db, c);
     if (!j)
         return C_DBERR;
@@ -18,9 +19,10 @@ void handle_rolls_list(struct req *r)
     read_campaign(r, rolls, NULL);
 }
 
-static enum cres log_view(struct db *db, struct req *r, struct campaign *c, void *arg)
+static enum cres log_view(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
+                          void *arg)
 {
-    (void)arg;
+    (void)arg, (void)err;
     json_t *j = view_log(db, c);
     if (!j)
         return C_DBERR;

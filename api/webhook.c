@@ -161,73 +161,52 @@ void handle_grand_webhook_set(struct req *r)
 
 /* ---- GET: how it goes, for the organizer ---- */
 
-struct get_ctx {
-    struct req *r;
-    bool grand;
-    struct cerr err;
-    json_t *body;
-};
-
-static enum db_tx get_tx(struct db *db, void *arg)
+/* The organizer's key, or a refusal. */
+static enum cres organizer_only(struct cerr *err, enum role role)
 {
-    struct get_ctx *x = arg;
-    json_decref(x->body);
-    x->body = NULL;
-    char keybuf[KEY_TEXT_LEN + 8];
-    const char *key = bearer_key(x->r, keybuf, sizeof keybuf);
-    enum role role;
-    enum cres rc;
-    struct campaign *c = NULL;
-    struct grand *g = NULL;
-    if (x->grand) {
-        g = malloc(sizeof *g);
-        rc = g ? grand_load(db, x->r->params[0], false, g, &x->err) : C_DBERR;
-        role = rc == C_OK ? grand_role(g, key) : ROLE_NONE;
-    } else {
-        c = campaign_new();
-        rc = c ? campaign_load(db, x->r->params[0], false, c, &x->err) : C_DBERR;
-        role = rc == C_OK ? campaign_role(c, key) : ROLE_NONE;
-    }
-    if (rc == C_OK && role == ROLE_NONE)
-        rc = refuse(&x->err, PROBLEM_UNAUTHORIZED, NULL,
-                    "Send the organizer's key: Authorization: Bearer <key>.");
-    else if (rc == C_OK && role != ROLE_ORGANIZER)
-        rc = refuse(&x->err, PROBLEM_FORBIDDEN, NULL,
-                    "Only the organizer sees how the chat goes; this is the %s key.",
-                    role_name(role));
-    if (rc == C_OK) {
-        x->body = g ? grand_status(db, g) : campaign_status(db, c);
-        rc = x->body ? C_OK : C_DBERR;
-    }
-    free(g);
-    campaign_free(c);
-    return rc == C_OK ? DB_TX_OK : rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+    if (role == ROLE_NONE)
+        return refuse(err, PROBLEM_UNAUTHORIZED, NULL,
+                      "Send the organizer's key: Authorization: Bearer <key>.");
+    if (role != ROLE_ORGANIZER)
+        return refuse(err, PROBLEM_FORBIDDEN, NULL,
+                      "Only the organizer sees how the chat goes; this is the %s key.",
+                      role_name(role));
+    return C_OK;
 }
 
-static void get(struct req *r, bool grand)
+static enum cres reply_status(struct req *r, json_t *status)
 {
-    if (!check_campaign_id(r))
-        return;
-    struct get_ctx x = {.r = r, .grand = grand};
-    enum db_result res = db_transaction(db_thread(), get_tx, &x);
-    if (res == DB_OK) {
-        const char *headers[] = {"Cache-Control", "no-store", NULL};
-        reply_json_headers(r, 200, x.body, headers);
-        x.body = NULL;
-    } else if (res == DB_ABORTED) {
-        reply_cerr(r, &x.err);
-    } else {
-        reply_db_failure(r, res);
-    }
-    json_decref(x.body);
+    if (!status)
+        return C_DBERR;
+    const char *headers[] = {"Cache-Control", "no-store", NULL};
+    reply_json_headers(r, 200, status, headers);
+    return C_OK;
+}
+
+static enum cres campaign_get(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
+                              void *arg)
+{
+    (void)arg;
+    char keybuf[KEY_TEXT_LEN + 8];
+    enum cres rc = organizer_only(err, campaign_role(c, bearer_key(r, keybuf, sizeof keybuf)));
+    return rc == C_OK ? reply_status(r, campaign_status(db, c)) : rc;
+}
+
+static enum cres grand_get(struct db *db, struct req *r, struct grand *g, struct cerr *err,
+                           void *arg)
+{
+    (void)arg;
+    char keybuf[KEY_TEXT_LEN + 8];
+    enum cres rc = organizer_only(err, grand_role(g, bearer_key(r, keybuf, sizeof keybuf)));
+    return rc == C_OK ? reply_status(r, grand_status(db, g)) : rc;
 }
 
 void handle_webhook_get(struct req *r)
 {
-    get(r, false);
+    read_campaign(r, campaign_get, NULL);
 }
 
 void handle_grand_webhook_get(struct req *r)
 {
-    get(r, true);
+    read_grand_campaign(r, grand_get, NULL);
 }

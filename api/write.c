@@ -1,4 +1,5 @@
 #include "api/write.h"
+#include "api/common.h"
 #include "api/chat_delivery.h"
 #include "api/router.h"
 #include "api/server.h"
@@ -137,9 +138,8 @@ static long long write_version(const struct write_ctx *w)
 /* A key that a re-issue replaced: said so, for the person holding the old link. */
 static enum db_tx refuse_replaced(struct write_ctx *w, enum role role)
 {
-    return refuse_tx(w, PROBLEM_UNAUTHORIZED,
-                     "This %s link was replaced by a new one: ask the organizer for the new link.",
-                     role == ROLE_ORGANIZER ? "organizer" : side_title(role_side(role)));
+    refuse_key(&w->err, NULL, role, NULL);
+    return DB_TX_ABORT;
 }
 
 static enum db_tx tx(struct db *db, void *arg)

@@ -15,6 +15,11 @@
 static struct daemon other; /* where the round trip is imported */
 static char *other_db;
 
+/* A battle set up by hand (a campaign without a scenario list). */
+#define BATTLE_A                                                                                   \
+    "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,\"axis\":5},"         \
+    "\"medals_to_win\":6}"
+
 static int suite_init(void)
 {
     return other_daemon_start(&other, &other_db, "api_corrections");
@@ -267,11 +272,7 @@ static void test_undo_if_match(void)
     struct camp c;
     CU_ASSERT_FATAL(camp_create(
         &api_daemon, "{\"name\":\"match\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
-    expect_status(
-        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                  "\"axis\":5},\"medals_to_win\":6}"),
-        201, "battle");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A), 201, "battle");
     expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
                             "{\"faces\":[\"flag\",\"flag\"]}"),
                   201, "roll");
@@ -295,11 +296,7 @@ static void test_server_roll_never(void)
     struct camp c;
     CU_ASSERT_FATAL(camp_create(
         &api_daemon, "{\"name\":\"server\",\"ruleset\":\"standard\",\"dice\":\"either\"}", &c));
-    expect_status(
-        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                  "\"axis\":5},\"medals_to_win\":6}"),
-        201, "battle");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A), 201, "battle");
     expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", "{}"), 201, "roll");
     long long version = camp_version(&api_daemon, &c);
     struct http_resp *r = camp_get(&api_daemon, &c, "");
@@ -332,11 +329,7 @@ static void test_who_may_undo(void)
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_TRUE(json_is_null(http_json_at(r, "undo")));
     http_free(r);
-    expect_status(
-        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                  "\"axis\":5},\"medals_to_win\":6}"),
-        201, "battle");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A), 201, "battle");
     expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll",
                             "{\"faces\":[\"flag\",\"flag\"]}"),
                   201, "roll");
@@ -398,11 +391,7 @@ static void test_key_reissue(void)
     snprintf(renewed.key[ALLIES], sizeof renewed.key[0], "%s", http_str(r, "key"));
     http_free(r);
     CU_ASSERT_STRING_NOT_EQUAL(renewed.key[ALLIES], c.key[ALLIES]);
-    expect_status(
-        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                  "\"axis\":5},\"medals_to_win\":6}"),
-        201, "battle");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A), 201, "battle");
     r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
                   "{\"faces\":[\"flag\",\"flag\"]}");
     assert_problem(r, 401, "unauthorized"); /* the old link */
@@ -463,9 +452,7 @@ static void test_lost_answer_to_own_reissue(void)
     assert_problem(a, 401, "unauthorized");
     CU_ASSERT_PTR_NOT_NULL(strstr(http_str(a, "detail"), "replaced"));
     http_free(a);
-    a = camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
-                  "\"axis\":5},\"medals_to_win\":6}");
+    a = camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A);
     assert_problem(a, 401, "unauthorized");
     http_free(a);
     a = camp_get(&api_daemon, &c, "/role");

@@ -640,6 +640,28 @@ static void test_export_import(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "not finished"));
     http_free(r);
     free(text);
+    /* ... settings a creation would refuse: What-if for campaigns that have none, a name too
+     * long ... */
+    json_decref(bad);
+    bad = renamed(doc, 4);
+    json_object_set_new(json_object_get(bad, "grand_campaign"), "what_if", json_true());
+    text = jstr(bad);
+    r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, text, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "grand_campaign.what_if");
+    http_free(r);
+    free(text);
+    json_object_set_new(json_object_get(bad, "grand_campaign"), "what_if", json_false());
+    char long_name[260];
+    memset(long_name, 'n', 259);
+    long_name[259] = '\0';
+    json_object_set_new(json_object_get(bad, "grand_campaign"), "name", json_string(long_name));
+    text = jstr(bad);
+    r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, text, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "grand_campaign.name");
+    http_free(r);
+    free(text);
     /* ... and a broken roll in the fourth campaign names where. */
     json_decref(bad);
     bad = renamed(doc, 3);

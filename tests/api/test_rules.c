@@ -53,6 +53,17 @@ static void new_battle(struct camp *c, const char *scenario, const char *first, 
     expect_status(camp_post(&api_daemon, c, ORGANIZER, "/battles", body), 201, scenario);
 }
 
+/* Both sides enter their victory event dice as rolled at the table (faces as JSON strings). */
+static void victory_events(struct camp *c, int n, const char *allies, const char *axis)
+{
+    char p[64], body[128];
+    snprintf(p, sizeof p, "/battles/%d/victory-events", n);
+    snprintf(body, sizeof body, "{\"faces\":[%s]}", allies);
+    expect_status(camp_post(&api_daemon, c, ALLIES, p, body), 201, "allies victory events");
+    snprintf(body, sizeof body, "{\"faces\":[%s]}", axis);
+    expect_status(camp_post(&api_daemon, c, AXIS, p, body), 201, "axis victory events");
+}
+
 /* Both sides roll their reserves at the table and take nothing. */
 static void reserves(struct camp *c, int n, const char *allies, const char *axis)
 {
@@ -266,12 +277,7 @@ static void test_soviet_invasion(void)
     CU_ASSERT_STRING_EQUAL(http_str(r, "first_player"), "axis");
     CU_ASSERT_TRUE(json_is_null(http_json_at(r, "commissar")));
     http_free(r);
-    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
-                            "{\"faces\":[\"infantry\",\"star\",\"flag\"]}"),
-                  201, "allies victory events");
-    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
-                            "{\"faces\":[\"infantry\",\"star\"]}"),
-                  201, "axis victory events");
+    victory_events(&c, 2, "\"infantry\",\"star\",\"flag\"", "\"infantry\",\"star\"");
     r = camp_get(&api_daemon, &c, "/battles/2");
     CU_ASSERT_STRING_EQUAL(http_str(r, "victory_events.instructions.0.roller"), "axis");
     CU_ASSERT_STRING_EQUAL(http_str(r, "victory_events.instructions.2.roller"), "allies");
@@ -448,12 +454,7 @@ static void test_results_that_cannot_be_right(void)
                             "{\"scenario\":\"Sword and Juno\",\"first_player\":\"allies\","
                             "\"maps\":[\"Sword\",\"juno\"]}"),
                   201, "maps named in any case");
-    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
-                            "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
-                  201, "ve");
-    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
-                            "{\"faces\":[\"flag\",\"flag\"]}"),
-                  201, "ve");
+    victory_events(&c, 2, "\"flag\",\"flag\",\"flag\"", "\"flag\",\"flag\"");
     reserves(&c, 2, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
     choose_nothing(&c, 2, ALLIES);
     choose_nothing(&c, 2, AXIS);
@@ -558,12 +559,7 @@ static void test_held_tokens(void)
     /* Another one, then the end: removed. */
     result(&c, 1, "allies", 6, 0);
     new_battle(&c, "B", "allies", NULL);
-    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/victory-events",
-                            "{\"faces\":[\"flag\",\"flag\",\"flag\"]}"),
-                  201, "ve");
-    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/2/victory-events",
-                            "{\"faces\":[\"flag\",\"flag\"]}"),
-                  201, "ve");
+    victory_events(&c, 2, "\"flag\",\"flag\",\"flag\"", "\"flag\",\"flag\"");
     reserves(&c, 2, "\"star\",\"star\"", "\"flag\",\"flag\"");
     expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/2/reserve-choice",
                             "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
