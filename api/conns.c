@@ -27,7 +27,7 @@ static unsigned peer_limit, head_timeout, max_open;
 /* Connections admitted by conns_accept and not yet closed: counted at admission, so that two
  * accepts racing on two threads cannot both pass a limit. */
 static long admitted;
-static atomic_ulong refused, head_cuts;
+static atomic_ulong refused, head_cuts, idle_cuts;
 static atomic_bool stop;
 static pthread_t thread;
 static bool running;
@@ -127,8 +127,69 @@ void conns_request_done(struct MHD_Connection *conn)
     pthread_mutex_unlock(&lock);
 }
 
-/* Shuts down connections whose head is late: libmicrohttpd then reads the end of the stream
- * and closes them as it would a client that hung up. */
+/* Seconds since `c` opened or its last reply was done. */
+static double idle_for(const struct conn *c, const struct timespec *now)
+{
+    return (double)(now->tv_sec - c->since.tv_sec) +
+           (double)(now->tv_nsec - c->since.tv_nsec) / 1e9;
+}
+
+/* A connection with no request in progress that may be cut: none is being read (bytes waiting
+ * mean a request has just arrived, and libmicrohttpd takes it). */
+static bool cuttable(const struct conn *c)
+{
+    if (c->in_request || c->cut || c->fd < 0)
+        return false;
+    char b;
+    return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
+}
+
+/* Shutting a connection down makes libmicrohttpd read the end of the stream and close it as it
+ * would a client that hung up. */
+static void cut(struct conn *c)
+{
+    shutdown(c->fd, SHUT_RDWR);
+    c->cut = true;
+}
+
+static int older_first(const void *a, const void *b)
+{
+    const struct conn *x = *(struct conn *const *)a, *y = *(struct conn *const *)b;
+    if (x->since.tv_sec != y->since.tv_sec)
+        return x->since.tv_sec < y->since.tv_sec ? -1 : 1;
+    return (x->since.tv_nsec > y->since.tv_nsec) - (x->since.tv_nsec < y->since.tv_nsec);
+}
+
+/* Nearly full (more than 7/8 of --max-connections open): connections idle for a second or more
+ * are cut, longest idle first, down to that mark, so that idle connections from a few
+ * addresses cannot hold every slot until --head-timeout while a new client waits. A request in
+ * progress (a parked long poll too) is never cut. Called with the lock held. */
+static unsigned long shed_idle(const struct timespec *now)
+{
+    long mark = (long)max_open - (long)max_open / 8;
+    long excess = nopen - mark;
+    if (excess <= 0)
+        return 0;
+    struct conn **idle = malloc((size_t)nopen * sizeof *idle);
+    if (!idle)
+        return 0;
+    size_t n = 0;
+    for (struct conn *c = all; c; c = c->next)
+        if (!c->in_request && !c->cut && c->fd >= 0 && idle_for(c, now) >= 1.0)
+            idle[n++] = c;
+    qsort(idle, n, sizeof *idle, older_first);
+    unsigned long done = 0;
+    for (size_t i = 0; i < n && (long)done < excess; i++) {
+        if (!cuttable(idle[i]))
+            continue;
+        cut(idle[i]);
+        done++;
+    }
+    free(idle);
+    return done;
+}
+
+/* Cuts connections whose head is late, and idle ones when nearly full. */
 static void *deadline_loop(void *arg)
 {
     (void)arg;
@@ -137,29 +198,29 @@ static void *deadline_loop(void *arg)
         struct timespec tick = {0, 250 * 1000 * 1000}, now;
         nanosleep(&tick, NULL);
         clock_gettime(CLOCK_MONOTONIC, &now);
-        unsigned long cut = 0;
+        unsigned long late = 0, shed = 0;
         pthread_mutex_lock(&lock);
         for (struct conn *c = all; c; c = c->next) {
-            if (c->in_request || c->cut || c->fd < 0)
+            if (idle_for(c, &now) < (double)head_timeout || !cuttable(c))
                 continue;
-            double idle = (double)(now.tv_sec - c->since.tv_sec) +
-                          (double)(now.tv_nsec - c->since.tv_nsec) / 1e9;
-            if (idle < (double)head_timeout)
-                continue;
-            /* Bytes waiting to be read: a request has just arrived; libmicrohttpd takes it. */
-            char b;
-            if (recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
-                continue;
-            shutdown(c->fd, SHUT_RDWR);
-            c->cut = true;
-            cut++;
+            cut(c);
+            late++;
         }
+        shed = shed_idle(&now);
+        long open_now = nopen;
         pthread_mutex_unlock(&lock);
-        if (cut) {
-            atomic_fetch_add(&head_cuts, cut);
+        if (late) {
+            atomic_fetch_add(&head_cuts, late);
             log_msg(LOG_INFO, "http",
                     "closed %lu connection(s) with no whole request within %u s (--head-timeout)",
-                    cut, head_timeout);
+                    late, head_timeout);
+        }
+        if (shed) {
+            atomic_fetch_add(&idle_cuts, shed);
+            log_msg(LOG_INFO, "http",
+                    "closed %lu idle connection(s) to keep room for new ones (%ld of "
+                    "--max-connections %u open)",
+                    shed, open_now, max_open);
         }
     }
     return NULL;
@@ -194,6 +255,11 @@ unsigned long conns_refused(void)
 unsigned long conns_head_timeouts(void)
 {
     return atomic_load(&head_cuts);
+}
+
+unsigned long conns_idle_shed(void)
+{
+    return atomic_load(&idle_cuts);
 }
 
 long conns_open(void)

@@ -4,7 +4,10 @@
  *   is a --trust-proxy proxy is not counted: behind it are many clients);
  * - a request head must arrive whole within --head-timeout of the connection opening or of the
  *   previous reply (libmicrohttpd's own timeout counts idle time only, so a head sent a byte
- *   at a time would hold a slot for ever); a connection past it is shut down.
+ *   at a time would hold a slot for ever); a connection past it is shut down;
+ * - when more than 7/8 of --max-connections are open, connections idle for a second or more
+ *   (no request in progress) are shut down, longest idle first, so that a new client is not
+ *   kept waiting behind idle ones (as nginx reuses its idle keep-alive connections).
  */
 #ifndef M44_API_CONNS_H
 #define M44_API_CONNS_H
@@ -30,6 +33,7 @@ void conns_request_done(struct MHD_Connection *conn);
 /* Counters for /metrics: connections refused for the per-peer limit, heads cut. */
 unsigned long conns_refused(void);
 unsigned long conns_head_timeouts(void);
+unsigned long conns_idle_shed(void);
 long conns_open(void);
 
 #endif

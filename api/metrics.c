@@ -199,8 +199,12 @@ char *metrics_render(size_t *len)
          "# HELP m44d_head_timeouts_total Connections closed for a request head not whole "
          "within --head-timeout.\n"
          "# TYPE m44d_head_timeouts_total counter\n"
-         "m44d_head_timeouts_total %lu\n",
-         conns_open(), conns_refused(), conns_head_timeouts());
+         "m44d_head_timeouts_total %lu\n"
+         "# HELP m44d_idle_connections_shed_total Idle connections closed to keep room for new "
+         "ones when nearly at --max-connections.\n"
+         "# TYPE m44d_idle_connections_shed_total counter\n"
+         "m44d_idle_connections_shed_total %lu\n",
+         conns_open(), conns_refused(), conns_head_timeouts(), conns_idle_shed());
     *len = o.len;
     return o.buf;
 }

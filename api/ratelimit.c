@@ -11,7 +11,8 @@
  * ever errs on the side of letting a request through). */
 #define SLOTS  16384
 #define PROBE  8
-#define NCLASS 3 /* read, write, create */
+#define NCLASS 4 /* read, write, create, create per IPv6 site */
+#define SITE   3
 
 struct bucket {
     bool used;
@@ -27,12 +28,13 @@ static struct rate_limit limits[NCLASS];
 static atomic_ulong refused[NCLASS];
 
 void ratelimit_init(const struct rate_limit *read, const struct rate_limit *write,
-                    const struct rate_limit *create)
+                    const struct rate_limit *create, const struct rate_limit *create_site)
 {
     pthread_mutex_lock(&lock);
     limits[0] = *read;
     limits[1] = *write;
     limits[2] = *create;
+    limits[SITE] = *create_site;
     memset(table, 0, sizeof table);
     pthread_mutex_unlock(&lock);
 }
@@ -89,28 +91,53 @@ static struct bucket *find(const struct client_key *k, double now)
     return idle;
 }
 
+/* Brings bucket b's tokens of class c up to now; the seconds until one token is there (0 when
+ * one is). */
+static double refill(struct bucket *b, int c, double now)
+{
+    double rate = (double)limits[c].per_minute / 60.0, burst = (double)limits[c].burst;
+    double t = b->tokens[c] + (now - b->at[c]) * rate;
+    b->tokens[c] = t > burst ? burst : t;
+    b->at[c] = now;
+    return b->tokens[c] >= 1.0 ? 0.0 : (1.0 - b->tokens[c]) / rate;
+}
+
 unsigned ratelimit_take(const struct client_key *k, enum limit_class cls)
 {
     int c = class_index(cls);
     if (c < 0 || limits[c].per_minute <= 0)
         return 0;
-    double rate = (double)limits[c].per_minute / 60.0, burst = (double)limits[c].burst;
+    /* Creations from IPv6 also take a token from their /48's bucket: one holding many /64s is
+     * still one site. */
+    struct client_key site;
+    bool by_site = c == 2 && k->b[0] == 6 && limits[SITE].per_minute > 0;
+    if (by_site) {
+        memset(&site, 0, sizeof site);
+        site.b[0] = 48;
+        memcpy(site.b + 1, k->b + 1, 6);
+    }
     double now = seconds_now();
     pthread_mutex_lock(&lock);
-    struct bucket *b = find(k, now);
+    struct bucket *b = find(k, now), *sb = NULL;
     b->touched = now;
-    double t = b->tokens[c] + (now - b->at[c]) * rate;
-    b->tokens[c] = t > burst ? burst : t;
-    b->at[c] = now;
-    unsigned wait = 0;
-    if (b->tokens[c] >= 1.0)
+    double wait = refill(b, c, now);
+    if (by_site) {
+        sb = find(&site, now);
+        sb->touched = now;
+        double w = refill(sb, SITE, now);
+        wait = w > wait ? w : wait;
+    }
+    if (wait <= 0.0) {
         b->tokens[c] -= 1.0;
-    else
-        wait = (unsigned)ceil((1.0 - b->tokens[c]) / rate);
+        if (sb)
+            sb->tokens[SITE] -= 1.0;
+    }
     pthread_mutex_unlock(&lock);
-    if (wait)
-        atomic_fetch_add(&refused[c], 1);
-    return wait ? (wait < 1 ? 1 : wait) : 0;
+    if (wait <= 0.0)
+        return 0;
+    atomic_fetch_add(&refused[c], 1);
+    unsigned secs = (unsigned)ceil(wait);
+    return secs < 1 ? 1 : secs;
 }
 
 unsigned long ratelimit_refused(enum limit_class cls)

@@ -19,9 +19,10 @@ struct rate_limit {
 };
 
 /* Sets the limits of LIMIT_READ, LIMIT_WRITE and LIMIT_CREATE (LIMIT_HEAVY counts against
- * LIMIT_CREATE's bucket) and forgets every bucket. */
+ * LIMIT_CREATE's bucket), and of creations by all the clients of one IPv6 /48 (a site: a
+ * client is a /64, and one site may hold 65,536 of them), and forgets every bucket. */
 void ratelimit_init(const struct rate_limit *read, const struct rate_limit *write,
-                    const struct rate_limit *create);
+                    const struct rate_limit *create, const struct rate_limit *create_site);
 
 /* Takes a token for client `k` in `cls`: 0 when allowed, else the whole seconds (at least 1)
  * until a token is back. */

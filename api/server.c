@@ -395,10 +395,11 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 bool http_start(const struct http_options *opts)
 {
     options = *opts;
-    struct rate_limit rl[3] = {{opts->rate_read, opts->burst_read},
+    struct rate_limit rl[4] = {{opts->rate_read, opts->burst_read},
                                {opts->rate_write, opts->burst_write},
-                               {opts->rate_create, opts->burst_create}};
-    ratelimit_init(&rl[0], &rl[1], &rl[2]);
+                               {opts->rate_create, opts->burst_create},
+                               {opts->rate_create_site, opts->burst_create_site}};
+    ratelimit_init(&rl[0], &rl[1], &rl[2], &rl[3]);
     if (!jobs_start(opts->threads, opts->heavy_workers, opts->heavy_queue) ||
         !waiters_start(opts->version_poll_ms, opts->max_parked, opts->parked_per_client) ||
         !conns_start(opts->per_ip_limit, opts->head_timeout, opts->max_connections) ||

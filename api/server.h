@@ -17,7 +17,8 @@ struct http_options {
     unsigned max_connections;
     unsigned per_ip_limit;
     unsigned head_timeout; /* seconds for a whole request head (api/conns.h) */
-    long rate_read, burst_read, rate_write, burst_write, rate_create, burst_create;
+    long rate_read, burst_read, rate_write, burst_write, rate_create, burst_create,
+        rate_create_site, burst_create_site;
     unsigned max_parked, parked_per_client; /* api/waiters.h */
     unsigned heavy_workers, heavy_queue;    /* api/jobs.h */
     size_t conn_memory;

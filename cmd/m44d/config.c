@@ -59,6 +59,14 @@ static const struct option_spec options[] = {
      "creations, imports and exports one client may make per minute (0: no limit)"},
     {"burst-create", "M44_BURST_CREATE", OPT_INT, "20", 1, 10000000, NULL, FIELD(burst_create),
      "creations, imports and exports one client may make at once before --rate-create applies"},
+    {"rate-create-site", "M44_RATE_CREATE_SITE", OPT_INT, "16", 0, 10000000, NULL,
+     FIELD(rate_create_site),
+     "creations, imports and exports all clients of one IPv6 /48 may make per minute together "
+     "(0: no limit)"},
+    {"burst-create-site", "M44_BURST_CREATE_SITE", OPT_INT, "80", 1, 10000000, NULL,
+     FIELD(burst_create_site),
+     "creations, imports and exports all clients of one IPv6 /48 may make at once before "
+     "--rate-create-site applies"},
     {"max-parked", "M44_MAX_PARKED", OPT_INT, "384", 1, 1000000, NULL, FIELD(max_parked),
      "long polls (?wait=) waiting at once; more get 429 at once"},
     {"parked-per-client", "M44_PARKED_PER_CLIENT", OPT_INT, "32", 1, 1000000, NULL,

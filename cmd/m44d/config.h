@@ -22,7 +22,8 @@ struct config {
     long per_ip_limit;
     char trust_proxy[1024]; /* proxies whose X-Forwarded-For names the client */
     long head_timeout;      /* seconds for a whole request head */
-    long rate_read, burst_read, rate_write, burst_write, rate_create, burst_create;
+    long rate_read, burst_read, rate_write, burst_write, rate_create, burst_create,
+        rate_create_site, burst_create_site;
     long max_parked, parked_per_client; /* long polls waiting at once */
     long heavy_workers, heavy_queue;    /* exports and imports */
     long conn_memory;                   /* bytes of libmicrohttpd memory per connection */

@@ -139,6 +139,8 @@ int main(int argc, char **argv)
         .burst_write = cfg.burst_write,
         .rate_create = cfg.rate_create,
         .burst_create = cfg.burst_create,
+        .rate_create_site = cfg.rate_create_site,
+        .burst_create_site = cfg.burst_create_site,
         .max_parked = (unsigned)cfg.max_parked,
         .parked_per_client = (unsigned)cfg.parked_per_client,
         .heavy_workers = (unsigned)cfg.heavy_workers,

@@ -457,6 +457,44 @@ static void test_slow_head(void)
     stop(&s);
 }
 
+/* Idle connections from a few addresses (each within --per-ip-limit) filled
+ * --max-connections, and a new client waited up to --head-timeout. Nearly full,
+ * m44d now closes the longest idle ones: /healthz from a fresh address is
+ * answered at once. */
+static void test_idle_crowd(void)
+{
+    struct setup s;
+    const char *args[] = {"--max-connections=40", "--per-ip-limit=10", "--head-timeout=60", NULL};
+    CU_ASSERT_FATAL(start(&s, "abuse_idle", args));
+    int fds[40], n = 0;
+    const char *from[] = {"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"};
+    for (int a = 0; a < 4; a++)
+        for (int i = 0; i < 10; i++) {
+            int fd = tcp_connect_from(s.d.port, from[a]);
+            if (fd >= 0)
+                fds[n++] = fd;
+        }
+    CU_ASSERT_EQUAL(n, 40);
+    tk_sleep_ms(300); /* all accepted (the metrics are read from elsewhere) */
+    http_set_source("127.0.0.6");
+    int fd = raw_send(&s, "127.0.0.6", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    char buf[4096];
+    /* Within 5 s, not the 60 s of --head-timeout. */
+    CU_ASSERT_EQUAL(raw_status(fd, buf, sizeof buf, 5000), 200);
+    if (fd >= 0)
+        close(fd);
+    CU_ASSERT(daemon_metric(&s.d, "m44d_idle_connections_shed_total") >= 1);
+    /* The ones cut are the idle ones: still at most 7/8 of the slots in use then. */
+    int closed = 0;
+    for (int i = 0; i < n; i++) {
+        closed += tcp_closed_within(fds[i], 20);
+        close(fds[i]);
+    }
+    CU_ASSERT(closed >= 5 && closed < 40);
+    http_set_source(NULL);
+    stop(&s);
+}
+
 static int park(const struct setup *s, const char *source, const struct camp *c, const char *etag)
 {
     char text[512];
@@ -559,6 +597,57 @@ static void test_parked_caps(void)
         close(fds[i]);
     }
     http_set_source(NULL);
+    stop(&s);
+}
+
+/* A client is an IPv6 /64, so one holding a /56 was 256 clients for the
+ * creation limit. All the /64s of one /48 now also share a site's bucket. */
+static void test_ipv6_site(void)
+{
+    struct setup s;
+    const char *args[] = {"--trust-proxy=127.0.0.1", "--rate-create=1",       "--burst-create=2",
+                          "--rate-create-site=1",    "--burst-create-site=5", NULL};
+    CU_ASSERT_FATAL(start(&s, "abuse_site", args));
+    const char *body = "{\"name\":\"Site\",\"ruleset\":\"standard\"}";
+    char h[80];
+    const char *hs[] = {h, NULL};
+    long st[8];
+    /* Two from one /64 (its burst), the third refused: a /64 is one client. */
+    for (int i = 0; i < 3; i++) {
+        snprintf(h, sizeof h, "X-Forwarded-For: 2001:db8:0:1::%d", i + 1);
+        struct http_resp *r = req(&s, "POST", "/api/v1/campaigns", body, hs);
+        st[i] = r->status;
+        http_free(r);
+    }
+    CU_ASSERT_EQUAL(st[0], 201);
+    CU_ASSERT_EQUAL(st[1], 201);
+    CU_ASSERT_EQUAL(st[2], 429);
+    /* Other /64s of the same /48: three more make the site's five, then 429 for a
+     * /64 never seen. */
+    for (int i = 0; i < 4; i++) {
+        snprintf(h, sizeof h, "X-Forwarded-For: 2001:db8:0:%x::1", 0x100 + i);
+        struct http_resp *r = req(&s, "POST", "/api/v1/campaigns", body, hs);
+        st[i] = r->status;
+        if (i == 3) {
+            char ra[16] = "";
+            CU_ASSERT(http_header(r, "Retry-After", ra, sizeof ra) && atoi(ra) >= 1);
+        }
+        http_free(r);
+    }
+    CU_ASSERT_EQUAL(st[0], 201);
+    CU_ASSERT_EQUAL(st[1], 201);
+    CU_ASSERT_EQUAL(st[2], 201);
+    CU_ASSERT_EQUAL(st[3], 429);
+    /* Another /48, and an IPv4 client, are not held up. */
+    const char *v6[] = {"X-Forwarded-For: 2001:db8:1::1", NULL};
+    const char *v4[] = {"X-Forwarded-For: 198.51.100.7", NULL};
+    struct http_resp *r = req(&s, "POST", "/api/v1/campaigns", body, v6);
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    r = req(&s, "POST", "/api/v1/campaigns", body, v4);
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM campaigns"), 7);
     stop(&s);
 }
 
@@ -825,11 +914,15 @@ static void register_abuse(void)
     CU_add_test(s, "exports and imports: own workers, a bounded queue, the creation limit",
                 test_heavy_bounded);
     CU_add_test(s, "a head sent a byte at a time is cut at --head-timeout", test_slow_head);
+    CU_add_test(s, "idle connections filling the slots: the longest idle are cut for a new one",
+                test_idle_crowd);
     CU_add_test(s, "long polls whose clients hung up are freed at once", test_hung_up_polls);
     CU_add_test(s, "parked polls capped per client and in all; health and writes go on",
                 test_parked_caps);
     CU_add_test(s, "behind a trusted proxy: clients told apart, logged, not capped as one",
                 test_trusted_proxy);
+    CU_add_test(s, "IPv6: a /64 is one client, the /64s of a /48 share a creation limit",
+                test_ipv6_site);
     CU_add_test(s, "a COMMIT whose answer is lost: outcome-unknown, the key finds the roll",
                 test_lost_commit);
     CU_add_test(s, "a read-only database: 503 and /readyz 503, never 500", test_read_only);

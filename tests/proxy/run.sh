@@ -100,6 +100,18 @@ proxy_temp_path $tmp/temp/proxy;
 fastcgi_temp_path $tmp/temp/fastcgi;
 uwsgi_temp_path $tmp/temp/uwsgi;
 scgi_temp_path $tmp/temp/scgi;
+include $tmp/keys.conf;
+EOF
+# A server of the test's own that prints the edge limits' client key (the shipped map) for an
+# address given in a header (realip), to check that an IPv6 /64 is one client.
+keys_port=$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+cat >"$tmp/keys.conf" <<EOF
+server {
+    listen 127.0.0.1:$keys_port;
+    set_real_ip_from 127.0.0.1;
+    real_ip_header X-Test-Address;
+    location / { return 200 "\$m44d_client\n"; }
+}
 EOF
 # Not root: no "user" line (nginx would only warn that it cannot switch).
 drop_user=()
@@ -256,6 +268,18 @@ promtool check metrics <"$out/metrics.txt" >"$tmp/promtool.out" 2>&1 && rc=0 || 
 sed 's/^/  promtool: /' "$tmp/promtool.out"
 ok_if "promtool check metrics: no error, no lint warning ($(wc -l <"$out/metrics.txt") lines)" \
   test $rc -eq 0 -a ! -s "$tmp/promtool.out"
+
+# ---- 7b. The edge limits' client: an IPv4 address, an IPv6 /64 ----
+key_of() { curl -fsS --max-time 5 -H "X-Test-Address: $1" "http://127.0.0.1:$keys_port/" | od -An -tx1 | tr -d ' \n'; }
+same_key() { [ -n "$(key_of "$1")" ] && [ "$(key_of "$1")" = "$(key_of "$2")" ]; }
+ok_if "edge key: one /64 written in full and compressed is one client" \
+  same_key 2001:db8:1:2:a:b:c:d 2001:db8:1:2::5
+ok_if "edge key: the /64 2001:db8:0:0 with its zeros compressed is one client" \
+  same_key 2001:db8:0:0:1:2:3:4 2001:db8::5
+ok_if "edge key: 2001:0:0:1::/64 whatever its interface id" same_key 2001::1:2:3:4:5 2001::1:a:b:c:d
+ok_if "edge key: two /64s are two clients" eval '! same_key 2001:db8:1:2::5 2001:db8:1:3::5'
+ok_if "edge key: 2001:db8::/64 and 2001:db8:0:1::/64 are two clients" eval '! same_key 2001:db8::5 2001:db8:0:1::5'
+ok_if "edge key: two IPv4 addresses are two clients" eval '! same_key 198.51.100.1 198.51.100.2'
 
 # ---- 8. The edge rate limit on creations (last: it leaves this address without creations) ----
 codes=""
