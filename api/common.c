@@ -136,9 +136,11 @@ void reply_db_failure(struct req *r, enum db_result res)
                             "The database is unavailable; retry shortly.");
         return;
     }
-    if (res == DB_REFUSED) {
-        reply_problem_retry(r, PROBLEM_READ_ONLY, 30,
-                            "The database refuses changes for now (read-only or full).");
+    if (res == DB_REFUSED) { /* a read refused: the database is short of disk or memory */
+        log_msg(LOG_WARN, "http", "%s %s: the database refused a read [%s] %s", r->method, r->path,
+                db_last_sqlstate(db_thread()), db_last_error(db_thread()));
+        reply_problem_retry(r, PROBLEM_UNAVAILABLE, 30,
+                            "The database is short of resources for now; retry shortly.");
         return;
     }
     log_msg(LOG_ERROR, "http", "%s %s: database error [%s] %s", r->method, r->path,

@@ -8,6 +8,7 @@
 #include "util/log.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -103,15 +104,17 @@ long waiters_count(void)
 
 enum match { ALL, CAMPAIGN, CHANGED, EXPIRED, GONE };
 
-/* Whether the client of a parked request has closed its connection: a long poll's client sends
- * nothing more, so the end of the stream (or an error) means it is gone. */
+/* Whether the client of a parked request has closed its connection: the end of its stream has
+ * arrived (POLLRDHUP, even behind bytes it sent after its request and nobody read), or the
+ * connection failed. */
 static bool client_gone(const struct req *r)
 {
     if (r->fd < 0)
         return false;
-    char c;
-    ssize_t n = recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    struct pollfd p = {.fd = r->fd, .events = POLLIN | POLLRDHUP};
+    if (poll(&p, 1, 0) < 0)
+        return false;
+    return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 /*
