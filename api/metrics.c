@@ -6,7 +6,9 @@
 #include "api/router.h"
 #include "api/sweeper.h"
 #include "api/waiters.h"
+#include "api/server.h"
 #include "db/db.h"
+#include "db/listener.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -150,6 +152,25 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_idempotency_expired_total counter\n"
          "m44d_idempotency_expired_total %lu\n",
          sweeper_deleted());
+    outf(&o,
+         "# HELP m44d_version_listener_current 1 while every change of a version up to "
+         "--version-max-lag-ms ago has been heard from the database, else 0.\n"
+         "# TYPE m44d_version_listener_current gauge\n"
+         "m44d_version_listener_current %d\n"
+         "# HELP m44d_version_listener_connections_total Connections the version listener made "
+         "(each forgets the versions known before it).\n"
+         "# TYPE m44d_version_listener_connections_total counter\n"
+         "m44d_version_listener_connections_total %lu\n"
+         "# HELP m44d_version_changes_heard_total Changes of versions announced by the "
+         "database.\n"
+         "# TYPE m44d_version_changes_heard_total counter\n"
+         "m44d_version_changes_heard_total %lu\n"
+         "# HELP m44d_memory_answers_total Versioned GETs answered from the versions heard "
+         "(304 or a cached rendering), with no database worker.\n"
+         "# TYPE m44d_memory_answers_total counter\n"
+         "m44d_memory_answers_total %lu\n",
+         listener_current() ? 1 : 0, listener_connections(), listener_heard(),
+         http_memory_answers());
     outf(&o, "# HELP m44d_long_poll_wakes_total Parked long polls woken, by cause.\n"
              "# TYPE m44d_long_poll_wakes_total counter\n");
     for (int c = 0; c < WAKE_CAUSES; c++)

@@ -10,6 +10,9 @@
 #include "api/waiters.h"
 #include "api/metrics.h"
 #include "api/router.h"
+#include "api/versioned_get.h"
+#include "api/write.h"
+#include "db/listener.h"
 #include "util/log.h"
 
 #include <arpa/inet.h>
@@ -17,6 +20,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -154,10 +158,10 @@ static bool json_media_type(const char *ct)
 
 /* Refuses a request from its head: at once when no body follows, else once the body (read and
  * dropped) has ended, or the client would see the connection reset instead of the answer. */
-static void refuse(struct req *r, bool body_follows, enum problem_code code, unsigned retry,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void refuse(struct req *r, bool body_follows, enum problem_code code, unsigned retry,
-                   const char *fmt, ...)
+static void refuse_early(struct req *r, bool body_follows, enum problem_code code, unsigned retry,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void refuse_early(struct req *r, bool body_follows, enum problem_code code, unsigned retry,
+                         const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -188,18 +192,18 @@ static void check_head(struct req *r)
      * cannot be read; the connection closes after the answer): a proxy in front might have
      * found another end of the request than ours (request smuggling). */
     if (te && (!chunked || header_count(conn, "Transfer-Encoding") > 1)) {
-        refuse(r, false, PROBLEM_BAD_REQUEST, 0,
-               "Transfer-Encoding \"%.40s\" is not supported: send Content-Length, or chunked.",
-               te);
+        refuse_early(
+            r, false, PROBLEM_BAD_REQUEST, 0,
+            "Transfer-Encoding \"%.40s\" is not supported: send Content-Length, or chunked.", te);
         return;
     }
     if (te && ncl) {
-        refuse(r, false, PROBLEM_BAD_REQUEST, 0,
-               "Send either Content-Length or Transfer-Encoding, not both.");
+        refuse_early(r, false, PROBLEM_BAD_REQUEST, 0,
+                     "Send either Content-Length or Transfer-Encoding, not both.");
         return;
     }
     if (ncl > 1) {
-        refuse(r, false, PROBLEM_BAD_REQUEST, 0, "Content-Length is given more than once.");
+        refuse_early(r, false, PROBLEM_BAD_REQUEST, 0, "Content-Length is given more than once.");
         return;
     }
     /* An announced oversized body is refused before any of it is kept. A client waiting for
@@ -224,8 +228,8 @@ static void check_head(struct req *r)
         /* A body that is not JSON (a form, text/plain) is what a page on another site can
          * make a browser send without asking first: never taken. */
         if ((body_follows || ct) && !json_media_type(ct)) {
-            refuse(r, body_follows, PROBLEM_UNSUPPORTED_MEDIA_TYPE, 0,
-                   "Send the body as JSON, with Content-Type: application/json.");
+            refuse_early(r, body_follows, PROBLEM_UNSUPPORTED_MEDIA_TYPE, 0,
+                         "Send the body as JSON, with Content-Type: application/json.");
             return;
         }
     }
@@ -234,9 +238,29 @@ static void check_head(struct req *r)
         const char *what = route->limit == LIMIT_READ    ? "reads"
                            : route->limit == LIMIT_WRITE ? "changes"
                                                          : "new campaigns, imports and exports";
-        refuse(r, body_follows, PROBLEM_TOO_MANY_REQUESTS, wait,
-               "Too many %s from your address; try again in %u s.", what, wait);
+        refuse_early(r, body_follows, PROBLEM_TOO_MANY_REQUESTS, wait,
+                     "Too many %s from your address; try again in %u s.", what, wait);
     }
+}
+
+static atomic_ulong memory_answers;
+
+unsigned long http_memory_answers(void)
+{
+    return atomic_load(&memory_answers);
+}
+
+/* A versioned GET answered on this thread from the version heard (db/listener.h): a 304, or
+ * the rendering cached for it; false when it needs a database worker. */
+static bool answered_from_memory(struct req *r)
+{
+    long long version;
+    if (!check_campaign_id(r))
+        return true; /* replied: 404 */
+    if (!versioned_known(r, r->params[0], &version) || !r->route->by_version(r, version))
+        return false;
+    atomic_fetch_add(&memory_answers, 1);
+    return true;
 }
 
 static void dispatch(struct req *r)
@@ -264,6 +288,8 @@ static void dispatch(struct req *r)
         return;
     }
     r->route = route;
+    if (route->by_version && answered_from_memory(r))
+        return;
     if (route->db) {
         /* The handler runs on a database worker; this thread goes on serving others. */
         r->suspended = true;
@@ -295,8 +321,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_NO;
         *con_cls = r;
         if (cut)
-            refuse(r, content_length(conn) > 0, PROBLEM_BAD_REQUEST, 0,
-                   "The query has more than %d parameters.", MAX_QUERY_ARGS);
+            refuse_early(r, content_length(conn) > 0, PROBLEM_BAD_REQUEST, 0,
+                         "The query has more than %d parameters.", MAX_QUERY_ARGS);
         else
             check_head(r);
         return MHD_YES;
@@ -404,7 +430,9 @@ bool http_start(const struct http_options *opts)
         !waiters_start(opts->version_poll_ms, opts->max_parked, opts->parked_per_client) ||
         !conns_start(opts->per_ip_limit, opts->head_timeout, opts->max_connections) ||
         !version_batch_start() || !sweeper_start(opts->idempotency_ttl) ||
-        !chat_delivery_start(&opts->chat)) {
+        !chat_delivery_start(&opts->chat) ||
+        (opts->version_max_lag_ms && !listener_start(opts->version_max_lag_ms, waiters_heard))) {
+        listener_stop();
         chat_delivery_stop();
         sweeper_stop();
         version_batch_stop();
@@ -450,6 +478,7 @@ bool http_start(const struct http_options *opts)
         log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
                 opts->host, opts->port);
         waiters_release_all();
+        listener_stop();
         chat_delivery_stop();
         sweeper_stop();
         version_batch_stop();
@@ -478,6 +507,7 @@ void http_stop(void)
 {
     if (!daemon_handle)
         return;
+    listener_stop();
     chat_delivery_stop();
     sweeper_stop();
     version_batch_stop();

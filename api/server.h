@@ -24,6 +24,7 @@ struct http_options {
     size_t conn_memory;
     unsigned max_wait;        /* longest long-poll, seconds */
     unsigned version_poll_ms; /* see waiters_start */
+    unsigned version_max_lag_ms; /* see db/listener.h; 0: no listener */
     unsigned idempotency_ttl; /* seconds a stored response is replayed (api/idempotency.h) */
     struct chat_options chat; /* the group's chat (api/chat_delivery.h) */
 };
@@ -33,6 +34,9 @@ bool http_start(const struct http_options *opts);
 
 /* The options the server runs with (valid after http_start). */
 const struct http_options *http_options(void);
+
+/* Versioned GETs answered from the versions heard, with no database worker (for /metrics). */
+unsigned long http_memory_answers(void);
 
 /* Stops accepting new connections; requests already in flight go on. */
 void http_quiesce(void);

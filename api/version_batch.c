@@ -7,6 +7,7 @@
 #include "api/write.h"
 #include "campaign/campaign.h"
 #include "db/db.h"
+#include "db/listener.h"
 #include "db/store.h"
 
 #include <pthread.h>
@@ -55,7 +56,10 @@ static void answer(struct req **batch, size_t n)
     ids[used++] = '}';
     ids[used] = '\0';
     /* Without an answer from the database, the handler takes over (it retries and replies). */
+    unsigned long ticket = listener_ticket();
     PGresult *res = used > 2 && db_ensure(db) ? db_campaign_versions(db, ids) : NULL;
+    for (int i = 0; res && i < PQntuples(res); i++)
+        listener_learned(ticket, PQgetvalue(res, i, 0), atoll(PQgetvalue(res, i, 1)));
     for (size_t i = 0; i < n; i++) {
         struct req *r = batch[i];
         if (!r)

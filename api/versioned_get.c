@@ -4,16 +4,43 @@
 #include "api/cache.h"
 #include "api/common.h"
 #include "api/server.h"
+#include "db/listener.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether If-None-Match names a version above `version`. */
+static bool client_ahead(const struct req *r, long long version)
+{
+    const char *h = req_header(r, "If-None-Match");
+    for (const char *p = h; p && *p; p++) {
+        if (*p != '"')
+            continue;
+        char *end;
+        long long seen = strtoll(p + 1, &end, 10);
+        if (end != p + 1 && *end == '"' && seen > version)
+            return true;
+        p = *end == '"' ? end : p;
+    }
+    return false;
+}
+
+bool versioned_known(const struct req *r, const char *id, long long *version)
+{
+    return listener_version(id, version) && !client_ahead(r, *version);
+}
+
 /* -1: no such thing; -2: database failure (res set). */
-static long long current_version(const struct versioned *v, const char *id, enum db_result *res)
+static long long current_version(const struct req *req, const struct versioned *v, const char *id,
+                                 enum db_result *res)
 {
     struct db *db = db_thread();
     *res = DB_OK;
+    long long known;
+    if (versioned_known(req, id, &known))
+        return known;
+    unsigned long ticket = listener_ticket();
     if (!db_ensure(db)) {
         *res = DB_UNAVAILABLE;
         return -2;
@@ -31,6 +58,8 @@ static long long current_version(const struct versioned *v, const char *id, enum
     }
     long long version = PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : -1;
     PQclear(r);
+    if (version >= 0)
+        listener_learned(ticket, id, version);
     return version;
 }
 
@@ -93,7 +122,7 @@ void versioned_get(struct req *r, const struct versioned *v)
         return;
     }
     enum db_result res;
-    long long version = current_version(v, id, &res);
+    long long version = current_version(r, v, id, &res);
     if (version == -2) {
         reply_db_failure(r, res);
         return;

@@ -23,4 +23,9 @@ void versioned_get(struct req *r, const struct versioned *v);
  * false, with nothing replied, when it needs versioned_get. */
 bool versioned_get_by_version(struct req *r, long long version);
 
+/* The version of `id` as heard from the database (db/listener.h), when it is current and not
+ * older than one the client shows in If-None-Match (a client may have seen a change through
+ * another daemon before this one hears of it: then the database is asked). */
+bool versioned_known(const struct req *r, const char *id, long long *version);
+
 #endif

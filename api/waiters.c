@@ -4,6 +4,7 @@
 #include "api/http.h"
 #include "api/jobs.h"
 #include "db/db.h"
+#include "db/listener.h"
 #include "db/store.h"
 #include "util/log.h"
 
@@ -42,8 +43,8 @@ static atomic_ulong wakes[WAKE_CAUSES];
 
 const char *wake_cause_name(enum wake_cause c)
 {
-    static const char *const names[WAKE_CAUSES] = {"write",   "recheck",  "other_daemon",
-                                                   "timeout", "shutdown", "client_gone"};
+    static const char *const names[WAKE_CAUSES] = {
+        "write", "recheck", "other_daemon", "timeout", "shutdown", "client_gone", "heard"};
     return (unsigned)c < WAKE_CAUSES ? names[c] : "?";
 }
 
@@ -167,8 +168,21 @@ void waiters_changed(const char *campaign_id)
     wake(CAMPAIGN, campaign_id, 0, WAKE_WRITE);
 }
 
+void waiters_heard(const char *campaign_id, long long version)
+{
+    wake(CHANGED, campaign_id, version, WAKE_HEARD);
+}
+
 void waiters_recheck(const char *campaign_id, long long seen)
 {
+    /* Heard versions are set before their waiters are woken: a change heard after this read
+     * finds the request parked. */
+    long long known;
+    if (listener_version(campaign_id, &known)) {
+        if (known != seen)
+            wake(CAMPAIGN, campaign_id, 0, WAKE_RECHECK);
+        return;
+    }
     struct db *db = db_thread();
     PGresult *r = db_ensure(db) ? db_campaign_version(db, campaign_id) : NULL;
     long long now_version = r && PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : seen;
@@ -215,14 +229,17 @@ static bool poll_batch(struct db *db, long *from)
 }
 
 /* Wakes expired waiters every 100 ms, those whose client has gone every 500 ms and, every poll_ms,
- * those whose campaign another process changed. (Changes made through this process wake their
- * waiters at once: waiters_changed.) */
+ * those whose campaign another process changed, while the database's announcements are not
+ * heard (db/listener.h), and once more as they are heard again: a change made before the
+ * listener's new connection was not announced to it. (Changes made through this process wake
+ * their waiters at once: waiters_changed; those announced: waiters_heard.) */
 static void *poll_loop(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "m44d-waiters");
     struct db *db = db_thread();
     int ticks = 0, gone_ticks = 0;
+    unsigned long polled_under = 0; /* the listener's connection the last poll was made under */
     while (!stop) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -234,11 +251,17 @@ static void *poll_loop(void *arg)
         if (poll_ms == 0 || ++ticks * 100 < (int)poll_ms || waiters_count() == 0)
             continue;
         ticks = 0;
+        bool current = listener_current();
+        unsigned long under = listener_ticket();
+        if (current && under == polled_under)
+            continue;
         if (!db_ensure(db))
             continue;
         long from = 0;
         while (!stop && poll_batch(db, &from))
             ;
+        if (current)
+            polled_under = under;
     }
     return NULL;
 }

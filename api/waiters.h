@@ -45,6 +45,10 @@ enum park_result waiters_park(struct req *r, const char *campaign_id, long long 
 /* Campaign `id` has changed (a write through this process committed): wake its waiters. */
 void waiters_changed(const char *campaign_id);
 
+/* The database announced that campaign `id` is now at `version` (db/listener.h): wake those
+ * of its waiters that have not seen it. */
+void waiters_heard(const char *campaign_id, long long version);
+
 /*
  * Reads campaign `id`'s version (on the calling thread's connection) and wakes its waiters if
  * it is no longer `seen`: closes the gap between a handler's read and its parking.
@@ -62,6 +66,7 @@ enum wake_cause {
     WAKE_TIMEOUT,      /* the wait ended */
     WAKE_SHUTDOWN,
     WAKE_CLIENT_GONE, /* the client closed its connection */
+    WAKE_HEARD,       /* the database announced a change (db/listener.h) */
     WAKE_CAUSES
 };
 const char *wake_cause_name(enum wake_cause c);

@@ -6,6 +6,7 @@
 #include "api/views.h"
 #include "api/waiters.h"
 
+#include "db/listener.h"
 #include "db/store.h"
 #include "util/log.h"
 
@@ -330,6 +331,17 @@ void write_run(struct req *r, const struct write_op *op)
     switch (res) {
     case DB_OK: {
         db_note_write_ok();
+        /* This daemon reads its own writes at once, before the database's announcement. */
+        if (op->campaign) {
+            listener_wrote(w.c->id, w.c->version);
+            if (w.c->grand_id[0])
+                listener_doubt(w.c->grand_id);
+        }
+        if (op->grand) {
+            listener_wrote(w.g->id, w.g->version);
+            for (int i = 0; i < w.g->nmembers; i++)
+                listener_doubt(w.g->members[i].id);
+        }
         /* Long polls on it wake; on a campaign of a grand campaign, those on the grand one too. */
         if (op->campaign) {
             waiters_changed(w.c->id);

@@ -113,6 +113,19 @@ static PGconn *connect_now(void)
     return PQconnectdbParams(keys, vals, 1);
 }
 
+PGconn *db_connect_as(const char *application_name)
+{
+    /* After dbname: this name wins over one in the connection string. Keepalives find a
+     * connection whose peer vanished (TCP only; ignored on a unix socket). */
+    const char *keys[] = {"connect_timeout",  "dbname",
+                          "application_name", "client_encoding",
+                          "keepalives_idle",  "keepalives_interval",
+                          "keepalives_count", NULL};
+    const char *vals[] = {
+        "5", db_conninfo ? db_conninfo : "", application_name, "UTF8", "5", "2", "3", NULL};
+    return PQconnectdbParams(keys, vals, 1);
+}
+
 bool db_ensure(struct db *db)
 {
     if (db->conn && PQstatus(db->conn) == CONNECTION_OK)

@@ -35,6 +35,10 @@ void db_shutdown(void);
  */
 bool db_wait_ready(int seconds);
 
+/* A connection of its own (not a thread's), named `application_name` in pg_stat_activity; the
+ * caller checks PQstatus and PQfinishes it. For a connection that only listens. */
+PGconn *db_connect_as(const char *application_name);
+
 /* The calling thread's connection object (not necessarily connected). Never NULL. */
 struct db *db_thread(void);
 

@@ -87,7 +87,13 @@ static const struct option_spec options[] = {
     {"version-poll-ms", "M44_VERSION_POLL_MS", OPT_INT, "400", 0, 60000, NULL,
      FIELD(version_poll_ms),
      "how often long polls look for changes made through other m44d processes on the same "
-     "database, in milliseconds (0: never; for a daemon alone on its database)"},
+     "database when the database's announcements of changes are not heard (the listener is "
+     "down or lags), in milliseconds (0: never)"},
+    {"version-max-lag-ms", "M44_VERSION_MAX_LAG_MS", OPT_INT, "1000", 0, 60000, NULL,
+     FIELD(version_max_lag_ms),
+     "versions heard from the database answer 304s, cached GETs and long polls without asking "
+     "it while every change up to this many milliseconds ago has been heard; else they are "
+     "read (0: always read)"},
     {"idempotency-ttl", "M44_IDEMPOTENCY_TTL", OPT_INT, "86400", 1, 30L * 86400, NULL,
      FIELD(idempotency_ttl),
      "seconds a response is kept for a repeat with the same Idempotency-Key (then deleted)"},

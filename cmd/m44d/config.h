@@ -31,6 +31,7 @@ struct config {
     long shutdown_timeout;
     long max_wait;        /* longest long-poll a client may ask for, seconds */
     long version_poll_ms; /* long polls: how often other daemons' changes are looked for */
+    long version_max_lag_ms; /* versions heard (db/listener.h) are current within this */
     long idempotency_ttl; /* seconds a stored response for an Idempotency-Key is kept */
     long cache_entries;   /* rendered standings kept in memory */
     long chat_workers;    /* the group's chat: threads delivering at once */

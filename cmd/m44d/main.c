@@ -148,6 +148,7 @@ int main(int argc, char **argv)
         .conn_memory = (size_t)cfg.conn_memory,
         .max_wait = (unsigned)cfg.max_wait,
         .version_poll_ms = (unsigned)cfg.version_poll_ms,
+        .version_max_lag_ms = (unsigned)cfg.version_max_lag_ms,
         .idempotency_ttl = (unsigned)cfg.idempotency_ttl,
         .chat = {.workers = (unsigned)cfg.chat_workers,
                  .timeout = (unsigned)cfg.chat_timeout,

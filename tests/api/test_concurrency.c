@@ -7,12 +7,17 @@
 #include "tests/common/testkit.h"
 
 #include <ctype.h>
+#include <libpq-fe.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #define THREADS 16
 
@@ -376,10 +381,11 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
 
 static void test_long_poll(void)
 {
-    /* Woken by the write itself: on a daemon that never looks for other daemons' changes
+    /* Woken by the write itself: on a daemon that neither listens for the database's
+     * announcements (--version-max-lag-ms 0) nor looks for other daemons' changes
      * (--version-poll-ms 0), only the write can wake the waiter, and m44d counts why. */
     struct daemon local;
-    const char *args[] = {"--version-poll-ms", "0", NULL};
+    const char *args[] = {"--version-poll-ms", "0", "--version-max-lag-ms", "0", NULL};
     CU_ASSERT_FATAL(daemon_start(&local, api_conninfo, args));
     CU_ASSERT_EQUAL(daemon_metric(&local, WAKES_BY("write")), 0);
     long_poll(&local, &local);
@@ -398,10 +404,212 @@ static void test_long_poll(void)
 static void test_long_poll_across_daemons(void)
 {
     CU_ASSERT_FATAL(second.pid > 0);
-    long before = daemon_metric(&api_daemon, WAKES_BY("other_daemon"));
-    long_poll(&api_daemon, &second); /* by the version poll of the other daemon */
-    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, WAKES_BY("other_daemon")), before + 1);
+    /* Woken by the database's announcement of the other daemon's write. */
+    long heard = daemon_metric(&api_daemon, WAKES_BY("heard"));
+    long polled = daemon_metric(&api_daemon, WAKES_BY("other_daemon"));
+    long_poll(&api_daemon, &second);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, WAKES_BY("heard")), heard + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, WAKES_BY("other_daemon")), polled);
+    /* Without the listener, by the version poll. */
+    struct daemon deaf;
+    const char *args[] = {"--version-max-lag-ms", "0", NULL};
+    CU_ASSERT_FATAL(daemon_start(&deaf, api_conninfo, args));
+    long_poll(&deaf, &second);
+    CU_ASSERT_EQUAL(daemon_metric(&deaf, WAKES_BY("other_daemon")), 1);
+    CU_ASSERT_EQUAL(daemon_metric(&deaf, WAKES_BY("heard")), 0);
+    CU_ASSERT_EQUAL(daemon_stop(&deaf, SIGTERM, 30), 0);
     CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
+}
+
+/* --- Versions heard from the database (db/listener.h) --- */
+
+static bool metric_reaches(const struct daemon *d, const char *name, long want, int timeout_ms)
+{
+    for (int t = 0; t < timeout_ms; t += 50) {
+        if (daemon_metric(d, name) == want)
+            return true;
+        tk_sleep_ms(50);
+    }
+    fprintf(stderr, "%s is %ld, not %ld\n", name, daemon_metric(d, name), want);
+    return false;
+}
+
+static bool sql_ok(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    bool ok = r && (PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK);
+    if (!ok)
+        fprintf(stderr, "%s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
+    return ok;
+}
+
+static long get_status(const struct daemon *d, const struct camp *c, long long inm, long long *v)
+{
+    char h[64];
+    snprintf(h, sizeof h, "If-None-Match: \"%lld\"", inm);
+    const char *headers[] = {h, NULL};
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s", c->id);
+    struct http_resp *r = api(d, "GET", path, NULL, ANYONE, NULL, headers);
+    long st = r->status;
+    *v = st == 200 ? http_int(r, "version") : -1;
+    http_free(r);
+    return st;
+}
+
+/* The listener's connection is lost, the campaign changes while nobody listens, and the
+ * connection is made again: what the daemon knew before must not answer (a 304 for the old
+ * version would hide the change until the next one). */
+static void test_listener_reconnect(void)
+{
+    char *db = tk_new_database("api_listen");
+    CU_ASSERT_FATAL(db != NULL);
+    struct daemon d;
+    CU_ASSERT_FATAL(daemon_start(&d, db, NULL));
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&d, "{\"name\":\"Heard\",\"ruleset\":\"standard\"}", &c));
+    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_current", 1, 5000));
+    long long v = camp_version(&d, &c), got;
+    /* Known now: the 304 comes from memory. */
+    long mem = daemon_metric(&d, "m44d_memory_answers_total");
+    CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 304);
+    CU_ASSERT_EQUAL(daemon_metric(&d, "m44d_memory_answers_total"), mem + 1);
+    /* Two connections of the test's own, then no new connection to the database at all
+     * (ALTER DATABASE must be run from another database). */
+    const char *keys[] = {"dbname", "dbname", NULL};
+    const char *vals[] = {db, "postgres", NULL};
+    PGconn *other = PQconnectdbParams(keys, vals, 1), *here = PQconnectdb(db);
+    CU_ASSERT_FATAL(PQstatus(other) == CONNECTION_OK && PQstatus(here) == CONNECTION_OK);
+    PGresult *n = PQexec(here, "SELECT current_database()");
+    char name[80];
+    snprintf(name, sizeof name, "%s", PQgetvalue(n, 0, 0));
+    PQclear(n);
+    char sql[256];
+    snprintf(sql, sizeof sql, "ALTER DATABASE %s ALLOW_CONNECTIONS false", name);
+    CU_ASSERT(sql_ok(other, sql));
+    CU_ASSERT(sql_ok(here, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                           "application_name = 'm44d-listener' AND datname = current_database()"));
+    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_current", 0, 5000));
+    /* The change nobody hears. */
+    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 1 WHERE id = '%s'", c.id);
+    CU_ASSERT(sql_ok(here, sql));
+    snprintf(sql, sizeof sql, "ALTER DATABASE %s ALLOW_CONNECTIONS true", name);
+    CU_ASSERT(sql_ok(other, sql));
+    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_connections_total", 2, 10000));
+    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_current", 1, 5000));
+    /* The old version gets the new campaign, not 304. */
+    CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 200);
+    CU_ASSERT_EQUAL(got, v + 1);
+    CU_ASSERT_EQUAL(get_status(&d, &c, v + 1, &got), 304);
+    /* A change heard: the next GET has it at once (within the bounded wait for the
+     * announcement). */
+    long heard = daemon_metric(&d, "m44d_version_changes_heard_total");
+    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 1 WHERE id = '%s'", c.id);
+    CU_ASSERT(sql_ok(here, sql));
+    CU_ASSERT(metric_reaches(&d, "m44d_version_changes_heard_total", heard + 1, 5000));
+    CU_ASSERT_EQUAL(get_status(&d, &c, v + 1, &got), 200);
+    CU_ASSERT_EQUAL(got, v + 2);
+    /* A client showing a version above the one this daemon knows (seen through another
+     * daemon, not heard here yet) is answered from the database, not from memory. */
+    mem = daemon_metric(&d, "m44d_memory_answers_total");
+    CU_ASSERT_EQUAL(get_status(&d, &c, v + 9, &got), 200);
+    CU_ASSERT_EQUAL(got, v + 2);
+    CU_ASSERT_EQUAL(get_status(&d, &c, v + 2, &got), 304);
+    CU_ASSERT_EQUAL(daemon_metric(&d, "m44d_memory_answers_total"), mem + 1);
+    PQfinish(other);
+    PQfinish(here);
+    CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
+    free(db);
+}
+
+/* A thousand long polls on one campaign, one write: every one answered with the new version.
+ * Bounded in time, not timed. */
+#define POLLS 1000
+
+static void test_thousand_polls(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < POLLS + 200 &&
+        rl.rlim_max > rl.rlim_cur) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    struct daemon d;
+    const char *args[] = {"--max-connections=1200", "--per-ip-limit=1100", "--max-parked=1100",
+                          "--parked-per-client=1100", "--max-wait=120", NULL};
+    CU_ASSERT_FATAL(daemon_start(&d, api_conninfo, args));
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&d, "{\"name\":\"Crowd\",\"ruleset\":\"standard\"}", &c));
+    long long v = camp_version(&d, &c);
+    static int fds[POLLS];
+    char req[256];
+    snprintf(req, sizeof req,
+             "GET /api/v1/campaigns/%s?wait=120 HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"%lld\"\r\n"
+             "Connection: close\r\n\r\n",
+             c.id, v);
+    int opened = 0;
+    for (int i = 0; i < POLLS; i++) {
+        fds[i] = tcp_connect(d.port);
+        if (fds[i] >= 0 && send(fds[i], req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req))
+            opened++;
+    }
+    CU_ASSERT_EQUAL(opened, POLLS);
+    CU_ASSERT(metric_reaches(&d, "m44d_long_polls_waiting", POLLS, 30000));
+    CU_ASSERT_EQUAL(battle(&d, &c, 1), 201);
+    /* Every answer: 200 with the new ETag, each connection then closed. */
+    char want[64];
+    snprintf(want, sizeof want, "ETag: \"%lld\"", v + 1);
+    int ok = 0;
+    static char buf[POLLS][512];
+    static size_t got[POLLS];
+    static bool done[POLLS];
+    memset(got, 0, sizeof got);
+    memset(done, 0, sizeof done);
+    int left = POLLS;
+    double until = now_s() + 60;
+    while (left > 0 && now_s() < until) {
+        static struct pollfd p[POLLS];
+        int np = 0, idx[POLLS];
+        for (int i = 0; i < POLLS; i++)
+            if (!done[i] && fds[i] >= 0) {
+                p[np] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+                idx[np++] = i;
+            }
+        if (np == 0 || poll(p, (nfds_t)np, 1000) < 0)
+            break;
+        for (int k = 0; k < np; k++) {
+            if (!p[k].revents)
+                continue;
+            int i = idx[k];
+            /* The head is kept, the rest read to the end (the connection closes). */
+            static char chunk[65536];
+            ssize_t n = read(fds[i], chunk, sizeof chunk);
+            if (n > 0) {
+                size_t keep = sizeof buf[i] - 1 - got[i];
+                keep = (size_t)n < keep ? (size_t)n : keep;
+                memcpy(buf[i] + got[i], chunk, keep);
+                got[i] += keep;
+                continue;
+            }
+            buf[i][got[i]] = '\0';
+            done[i] = true;
+            left--;
+            ok += strncmp(buf[i], "HTTP/1.1 200", 12) == 0 && strstr(buf[i], want) != NULL;
+        }
+    }
+    for (int i = 0; i < POLLS; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    CU_ASSERT_EQUAL(left, 0);
+    CU_ASSERT_EQUAL(ok, POLLS);
+    for (int i = 0; i < POLLS && ok < POLLS; i++)
+        if (strstr(buf[i], want) == NULL) {
+            fprintf(stderr, "a poll's answer: %.300s\n", buf[i]);
+            break;
+        }
+    CU_ASSERT(metric_reaches(&d, "m44d_long_polls_waiting", 0, 5000));
+    CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
 }
 
 /* --- Standing GETs answered in batches (api/version_batch.c) --- */
@@ -541,5 +749,8 @@ void register_concurrency_tests(void)
     CU_add_test(s, "two daemons on one database", test_two_daemons);
     CU_add_test(s, "long polling: woken by a change, 304 on timeout", test_long_poll);
     CU_add_test(s, "long polling across daemons", test_long_poll_across_daemons);
+    CU_add_test(s, "versions heard: a change made while the listener was away is not hidden",
+                test_listener_reconnect);
+    CU_add_test(s, "a thousand long polls, one write: every one answered", test_thousand_polls);
     CU_add_test(s, "32 threads of standing GETs: each its own answer", test_standings_batched);
 }
