@@ -22,11 +22,11 @@ struct http_options {
     unsigned max_parked, parked_per_client; /* api/waiters.h */
     unsigned heavy_workers, heavy_queue;    /* api/jobs.h */
     size_t conn_memory;
-    unsigned max_wait;        /* longest long-poll, seconds */
-    unsigned version_poll_ms; /* see waiters_start */
+    unsigned max_wait;           /* longest long-poll, seconds */
+    unsigned version_poll_ms;    /* see waiters_start */
     unsigned version_max_lag_ms; /* see db/listener.h; 0: no listener */
-    unsigned idempotency_ttl; /* seconds a stored response is replayed (api/idempotency.h) */
-    struct chat_options chat; /* the group's chat (api/chat_delivery.h) */
+    unsigned idempotency_ttl;    /* seconds a stored response is replayed (api/idempotency.h) */
+    struct chat_options chat;    /* the group's chat (api/chat_delivery.h) */
 };
 
 /* Starts serving. Returns false (logged) when the address cannot be bound. */

@@ -29,16 +29,16 @@ struct config {
     long conn_memory;                   /* bytes of libmicrohttpd memory per connection */
     long db_wait;                       /* seconds to wait for the database at start */
     long shutdown_timeout;
-    long max_wait;        /* longest long-poll a client may ask for, seconds */
-    long version_poll_ms; /* long polls: how often other daemons' changes are looked for */
+    long max_wait;           /* longest long-poll a client may ask for, seconds */
+    long version_poll_ms;    /* long polls: how often other daemons' changes are looked for */
     long version_max_lag_ms; /* versions heard (db/listener.h) are current within this */
-    long idempotency_ttl; /* seconds a stored response for an Idempotency-Key is kept */
-    long cache_entries;   /* rendered standings kept in memory */
-    long chat_workers;    /* the group's chat: threads delivering at once */
-    long chat_timeout;    /* seconds for one delivery attempt */
-    long chat_attempts;   /* attempts before a message is given up */
-    long chat_retry_max;  /* longest wait between attempts, seconds */
-    char chat_private[8]; /* "deny" or "allow": deliver to private addresses */
+    long idempotency_ttl;    /* seconds a stored response for an Idempotency-Key is kept */
+    long cache_entries;      /* rendered standings kept in memory */
+    long chat_workers;       /* the group's chat: threads delivering at once */
+    long chat_timeout;       /* seconds for one delivery attempt */
+    long chat_attempts;      /* attempts before a message is given up */
+    long chat_retry_max;     /* longest wait between attempts, seconds */
+    char chat_private[8];    /* "deny" or "allow": deliver to private addresses */
     char rulesets_dir[1024];
     bool migrate;
     bool help;

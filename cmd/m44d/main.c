@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +56,26 @@ static int drain_and_stop(const sigset_t *sigs, long timeout_s)
     }
     http_stop();
     return 0;
+}
+
+/* Each connection is a file: the soft limit (often 1024) is raised to the hard one, so that
+ * --max-connections can be reached; said when it still cannot. */
+static void open_files_for(unsigned max_connections)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    rlim_t need = (rlim_t)max_connections + 128; /* database connections, logs, listeners */
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+        log_msg(LOG_WARN, "main",
+                "open files are limited to %llu, fewer than --max-connections %u needs (%llu): "
+                "raise the limit (LimitNOFILE= in the unit, ulimit -n)",
+                (unsigned long long)rl.rlim_cur, max_connections, (unsigned long long)need);
 }
 
 int main(int argc, char **argv)
@@ -157,6 +178,7 @@ int main(int argc, char **argv)
                  .allow_private = strcmp(cfg.chat_private, "allow") == 0},
     };
     cache_init(cfg.cache_entries);
+    open_files_for(opts.max_connections);
     if (!http_start(&opts))
         goto out;
     log_msg(LOG_INFO, "main", "m44d %s ready", M44_VERSION);

@@ -536,8 +536,8 @@ static void test_thousand_polls(void)
         setrlimit(RLIMIT_NOFILE, &rl);
     }
     struct daemon d;
-    const char *args[] = {"--max-connections=1200", "--per-ip-limit=1100", "--max-parked=1100",
-                          "--parked-per-client=1100", "--max-wait=120", NULL};
+    const char *args[] = {"--max-connections=1200",   "--per-ip-limit=1100", "--max-parked=1100",
+                          "--parked-per-client=1100", "--max-wait=120",      NULL};
     CU_ASSERT_FATAL(daemon_start(&d, api_conninfo, args));
     struct camp c;
     CU_ASSERT_FATAL(camp_create(&d, "{\"name\":\"Crowd\",\"ruleset\":\"standard\"}", &c));
