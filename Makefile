@@ -175,7 +175,7 @@ deploy-rehearsal:
 	@scripts/deploy-rehearsal.sh
 
 # Benchmarks: baselines (pgbench, a bare libmicrohttpd + libpq server) against m44d, side by side.
-bench-bins: $(B)/bench/loadgen $(B)/bench/bare
+bench-bins: $(B)/bench/loadgen $(B)/bench/bare $(B)/bench/viewers
 
 $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)

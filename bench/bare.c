@@ -2,7 +2,7 @@
  * The baseline for GET: the least a libmicrohttpd + libpq server can do for a primary-key
  * read. Same threading as m44d's HTTP side (internal polling thread, epoll, a thread pool),
  * one PGconn per thread with a prepared statement, a JSON reply.
- *   bare DATABASE HOST:PORT THREADS        GET /row/<campaign id>
+ *   bare DATABASE HOST:PORT THREADS        GET /row/<campaign id>, or GET /hello (no database)
  */
 #include <arpa/inet.h>
 #include <libpq-fe.h>
@@ -35,6 +35,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         *state = c;
         return MHD_YES;
     }
+    if (strcmp(url, "/hello") == 0) /* libmicrohttpd alone: no database */
+        return reply(c, 200, "{\"hello\":true}");
     if (strncmp(url, "/row/", 5) != 0)
         return reply(c, 404, "{}");
     if (!conn || PQstatus(conn) != CONNECTION_OK) {

@@ -225,9 +225,14 @@ B16=$($LG -c 16 -d "$SECS" -g "$out/bare.txt" "127.0.0.1:$BPORT")
 $LG -c 16 -d 2 -g "$out/get.txt" "127.0.0.1:$PORT" >/dev/null # fill the standing cache
 G16=$($LG -c 16 -d "$SECS" -g "$out/get.txt" "127.0.0.1:$PORT")
 N16=$($LG -c 16 -d "$SECS" -g "$out/get304.txt" "127.0.0.1:$PORT")
+MEM=$(curl -s "http://127.0.0.1:$PORT/metrics" | sed -n 's/^m44d_memory_answers_total \([0-9]*\)$/\1/p')
+echo "/hello" >"$out/hello.txt"
+H16=$($LG -c 16 -d "$SECS" -g "$out/hello.txt" "127.0.0.1:$BPORT")
 row "bare libmicrohttpd + libpq: GET primary key" 16 "$(field rps "$B16")" "$(field p50_ms "$B16")" "$(field p99_ms "$B16")" "baseline"
 row "m44d: GET /api/v1/campaigns/{id}" 16 "$(field rps "$G16")" "$(field p50_ms "$G16")" "$(field p99_ms "$G16")" "$(ratio "$(field rps "$G16")" "$(field rps "$B16")") × bare"
 row "m44d: GET /api/v1/campaigns/{id}, 304 Not Modified" 16 "$(field rps "$N16")" "$(field p50_ms "$N16")" "$(field p99_ms "$N16")" "$(ratio "$(field rps "$N16")" "$(field rps "$B16")") × bare"
+row "bare libmicrohttpd: GET /hello (no database)" 16 "$(field rps "$H16")" "$(field p50_ms "$H16")" "$(field p99_ms "$H16")" "baseline"
+row "m44d: the same 304s, against the hello" 16 "$(field rps "$N16")" "$(field p50_ms "$N16")" "$(field p99_ms "$N16")" "$(ratio "$(field rps "$N16")" "$(field rps "$H16")") × hello"
 RSS_KB=$(sed -n 's/^VmHWM:\s*\([0-9]*\) kB/\1/p' "/proc/$M44_PID/status")
 kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
 
@@ -248,6 +253,27 @@ for size in small big; do
   if [ $size = small ]; then SMALL=$S; cmp="baseline"; else cmp="p99 $(ratio "$(field p99_ms "$S")" "$(field p99_ms "$SMALL")") × 10 campaigns"; fi
   row "m44d: standing GET, $label of 10 battles, no cache" 4 "$(field rps "$S")" "$(field p50_ms "$S")" "$(field p99_ms "$S")" "$cmp"
   kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
+done
+
+echo "== live viewers: ${M44_BENCH_VIEWERS:=10000} long polls on one campaign, one write" >&2
+# A table of its own: these are not requests per second but one wake of every viewer.
+vrows=()
+VIEW_ARGS=(--max-connections $((M44_BENCH_VIEWERS + 300)) --per-ip-limit 10000 --max-parked "$M44_BENCH_VIEWERS"
+  --parked-per-client 10000 --max-wait 120)
+for mode in one two; do
+  VPORT=$(free_port)
+  start_m44d bench "$VPORT" "${VIEW_ARGS[@]}"
+  VPID=$M44_PID
+  WPORT=$VPORT
+  if [ $mode = two ]; then WPORT=$(free_port); start_m44d bench "$WPORT"; fi
+  r=$(curl -s -X POST -H 'Content-Type: application/json' -d '{"name":"Viewers","ruleset":"standard"}' "http://127.0.0.1:$VPORT/api/v1/campaigns")
+  vid=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' <<<"$r")
+  vkey=$(sed -n 's/.*"organizer_key":"\([^"]*\)".*/\1/p' <<<"$r")
+  V=$($BIN/viewers "$M44_BENCH_VIEWERS" "$VPORT" "$WPORT" "$vid" 1 "$vkey" || echo "failed")
+  vrss=$(sed -n 's/^VmHWM:\s*\([0-9]*\) kB/\1/p' "/proc/$VPID/status")
+  label=$([ $mode = one ] && echo "the write through the same m44d" || echo "the write through another m44d (woken by NOTIFY)")
+  vrows+=("| $label | $(field viewers "$V") | $(field answered "$V") | $(field ok "$V") | $(field p50_ms "$V") | $(field p99_ms "$V") | $(field max_ms "$V") | $(( ${vrss:-0} / 1024 )) |")
+  kill "$VPID" "$M44_PID" 2>/dev/null || true; wait "$VPID" "$M44_PID" 2>/dev/null || true
 done
 
 cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
@@ -273,8 +299,15 @@ pgv=$("$pgbin/postgres" --version)
   echo "|---|---|---|"
   printf '%s\n' "${cpu_rows[@]}"
   echo
+  echo "Live viewers: long polls parked on one campaign (their If-None-Match its version), then one"
+  echo "write; the time from sending the write until each viewer has the first bytes of its answer."
+  echo
+  echo "| viewers woken by | viewers | answered | 200 with the change | p50 ms | p99 ms | max ms | m44d peak RSS MiB |"
+  echo "|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${vrows[@]}"
+  echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
   echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d, and the row \"only the writes\" the same without the two reads, in one round trip"
-  echo "- the standing GET reads the campaign's version (one primary-key lookup; under load one query reads the versions of all the GETs waiting) and serves the rendering cached for that version; with --cache-entries 0 it loads and renders the campaign each time (the scale rows); the GET rows start after VACUUM and CHECKPOINT"
+  echo "- the standing GET and its 304 are answered from the version heard from the database (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is loaded and rendered each time (the scale rows); the GET rows start after VACUUM and CHECKPOINT"
 } | tee "$out/results.md"
