@@ -94,8 +94,8 @@ SELECT md5('c' || i)::uuid, 'bench ' || i, 'standard', false, 'server', 'Ann', '
        sha256(convert_to('a' || lpad(i::text, 42, '0'), 'UTF8')),
        sha256(convert_to('x' || lpad(i::text, 42, '0'), 'UTF8'))
 FROM generate_series(1, $2) i;
-INSERT INTO seeds (campaign_id, epoch, seed, commitment)
-SELECT id, 1, s, encode(sha256(s), 'hex')
+INSERT INTO seeds (campaign_id, epoch, seed, commitment, origin)
+SELECT id, 1, s, encode(sha256(s), 'hex'), 'server'
 FROM (SELECT id, decode(md5(id::text) || md5(id::text || 's'), 'hex') s FROM campaigns) x;
 INSERT INTO token_ledger (campaign_id, side, delta, balance, reason)
 SELECT id, side, 3, 3, 'start' FROM campaigns, (VALUES ('allies'), ('axis')) v(side);
