@@ -90,9 +90,10 @@ int main(int argc, char **argv)
     if (!fds || !at || !status)
         return 1;
     char req[512];
-    snprintf(req, sizeof req,
-             "GET /api/v1/campaigns/%s?wait=120 HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"%s\"\r\n\r\n",
-             id, etag);
+    snprintf(
+        req, sizeof req,
+        "GET /api/v1/campaigns/%s?wait=120 HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"%s\"\r\n\r\n",
+        id, etag);
     int ep = epoll_create1(0);
     double t_open = now_ms();
     for (int i = 0; i < n; i++) {
