@@ -165,11 +165,16 @@ char *metrics_render(size_t *len)
          "database.\n"
          "# TYPE m44d_version_changes_heard_total counter\n"
          "m44d_version_changes_heard_total %lu\n"
+         "# HELP m44d_version_polls_total Rounds in which long polls' versions were read from "
+         "the database (while the database's announcements are not heard, and once as they are "
+         "heard again).\n"
+         "# TYPE m44d_version_polls_total counter\n"
+         "m44d_version_polls_total %lu\n"
          "# HELP m44d_memory_answers_total Versioned GETs answered from the versions heard "
          "(304 or a cached rendering), with no database worker.\n"
          "# TYPE m44d_memory_answers_total counter\n"
          "m44d_memory_answers_total %lu\n",
-         listener_current() ? 1 : 0, listener_connections(), listener_heard(),
+         listener_current() ? 1 : 0, listener_connections(), listener_heard(), waiters_polls(),
          http_memory_answers());
     outf(&o, "# HELP m44d_long_poll_wakes_total Parked long polls woken, by cause.\n"
              "# TYPE m44d_long_poll_wakes_total counter\n");

@@ -40,12 +40,18 @@ static unsigned poll_ms; /* how often parked campaigns' versions are read (0: ne
 static unsigned max_parked, per_client;
 static struct client_counts parked_by_client = CLIENT_COUNTS_INIT;
 static atomic_ulong wakes[WAKE_CAUSES];
+static atomic_ulong polls; /* rounds of the version poll */
 
 const char *wake_cause_name(enum wake_cause c)
 {
     static const char *const names[WAKE_CAUSES] = {
         "write", "recheck", "other_daemon", "timeout", "shutdown", "client_gone", "heard"};
     return (unsigned)c < WAKE_CAUSES ? names[c] : "?";
+}
+
+unsigned long waiters_polls(void)
+{
+    return atomic_load(&polls);
 }
 
 unsigned long waiters_wakes(enum wake_cause c)
@@ -252,11 +258,12 @@ static void *poll_loop(void *arg)
             continue;
         ticks = 0;
         bool current = listener_current();
-        unsigned long under = listener_ticket();
+        unsigned long under = listener_epoch();
         if (current && under == polled_under)
             continue;
         if (!db_ensure(db))
             continue;
+        atomic_fetch_add(&polls, 1);
         long from = 0;
         while (!stop && poll_batch(db, &from))
             ;

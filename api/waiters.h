@@ -72,4 +72,7 @@ enum wake_cause {
 const char *wake_cause_name(enum wake_cause c);
 unsigned long waiters_wakes(enum wake_cause c);
 
+/* Rounds of the version poll (for /metrics: none while the listener is current). */
+unsigned long waiters_polls(void);
+
 #endif

@@ -136,6 +136,27 @@ static long long write_version(const struct write_ctx *w)
                            : 1;
 }
 
+/* After a commit: this daemon reads its own write at once, before the database announces it
+ * (what it changed without knowing the new version is read again), and the long polls on it
+ * wake; on a campaign of a grand campaign, those on the grand one too. */
+static void changed(const struct write_ctx *w)
+{
+    if (w->op->campaign) {
+        listener_wrote(w->c->id, w->c->version);
+        waiters_changed(w->c->id);
+        if (w->c->grand_id[0]) {
+            listener_doubt(w->c->grand_id);
+            waiters_changed(w->c->grand_id);
+        }
+    }
+    if (w->op->grand) {
+        listener_wrote(w->g->id, w->g->version);
+        waiters_changed(w->g->id);
+        for (int i = 0; i < w->g->nmembers; i++)
+            listener_doubt(w->g->members[i].id);
+    }
+}
+
 /* A key that a re-issue replaced: said so, for the person holding the old link. */
 static enum db_tx refuse_replaced(struct write_ctx *w, enum role role)
 {
@@ -331,25 +352,7 @@ void write_run(struct req *r, const struct write_op *op)
     switch (res) {
     case DB_OK: {
         db_note_write_ok();
-        /* This daemon reads its own writes at once, before the database's announcement. */
-        if (op->campaign) {
-            listener_wrote(w.c->id, w.c->version);
-            if (w.c->grand_id[0])
-                listener_doubt(w.c->grand_id);
-        }
-        if (op->grand) {
-            listener_wrote(w.g->id, w.g->version);
-            for (int i = 0; i < w.g->nmembers; i++)
-                listener_doubt(w.g->members[i].id);
-        }
-        /* Long polls on it wake; on a campaign of a grand campaign, those on the grand one too. */
-        if (op->campaign) {
-            waiters_changed(w.c->id);
-            if (w.c->grand_id[0])
-                waiters_changed(w.c->grand_id);
-        }
-        if (op->grand)
-            waiters_changed(w.g->id);
+        changed(&w);
         /* What it told the group's chat goes out now. */
         if ((op->campaign && w.c->webhook_url) || (op->grand && w.g->webhook_url[0]))
             chat_delivery_wake();

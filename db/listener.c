@@ -38,6 +38,8 @@ static atomic_ulong seq = 1, reset = 1;
 static atomic_uint_fast64_t clock_ticks;
 static atomic_llong ping_heard_ns; /* when the last ping heard back was sent; 0: none */
 static atomic_bool connected, stop;
+static atomic_bool enabled; /* listener_start was called: the table is in use */
+static pthread_once_t stripes_once = PTHREAD_ONCE_INIT;
 static atomic_ulong heard, connections;
 static unsigned lag_limit_ms;
 static void (*on_change)(const char *, long long);
@@ -94,7 +96,7 @@ enum how { HEARD, LEARNED, WROTE };
  * only when the read began after the last reset, and clears a doubt that came before it. */
 static void keep(enum how how, unsigned long ticket, const char *id, long long version)
 {
-    if (strlen(id) != ID_LEN)
+    if (!atomic_load(&enabled) || strlen(id) != ID_LEN)
         return;
     if (how == LEARNED && ticket < atomic_load(&reset))
         return;
@@ -130,6 +132,11 @@ bool listener_version(const char *id, long long *version)
     return found;
 }
 
+unsigned long listener_epoch(void)
+{
+    return atomic_load(&reset);
+}
+
 unsigned long listener_ticket(void)
 {
     return atomic_fetch_add(&seq, 1);
@@ -147,7 +154,7 @@ void listener_wrote(const char *id, long long version)
 
 void listener_doubt(const char *id)
 {
-    if (strlen(id) != ID_LEN)
+    if (!atomic_load(&enabled) || strlen(id) != ID_LEN)
         return;
     pthread_mutex_t *m;
     struct entry *s = find(id, true, &m);
@@ -286,10 +293,16 @@ static void *run(void *arg)
     return NULL;
 }
 
-bool listener_start(unsigned max_lag_ms, void (*changed)(const char *id, long long version))
+static void init_stripes(void)
 {
     for (int i = 0; i < STRIPES; i++)
         pthread_mutex_init(&stripes[i], NULL);
+}
+
+bool listener_start(unsigned max_lag_ms, void (*changed)(const char *id, long long version))
+{
+    pthread_once(&stripes_once, init_stripes);
+    atomic_store(&enabled, true);
     lag_limit_ms = max_lag_ms;
     on_change = changed;
     atomic_store(&stop, false);

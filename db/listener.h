@@ -47,6 +47,10 @@ void listener_doubt(const char *id);
 /* Forgets every version known (a write that changed more than it can name). */
 void listener_forget_all(void);
 
+/* Changes whenever everything known is forgotten (a new listener connection, or
+ * listener_forget_all): a poll made under one epoch covers what was not announced before it. */
+unsigned long listener_epoch(void);
+
 /* For /metrics: notifications heard, connections made (each one forgets all). */
 unsigned long listener_heard(void);
 unsigned long listener_connections(void);

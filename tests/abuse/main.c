@@ -128,18 +128,6 @@ static struct http_resp *roll(const struct setup *s, const struct camp *c, bool 
     return req(s, "POST", path, "{\"client_seed\":\"abuse\"}", h);
 }
 
-/* Waits (bounded) for a metric to reach `want`. */
-static bool metric_becomes(const struct setup *s, const char *name, long want, int timeout_ms)
-{
-    for (int t = 0; t < timeout_ms; t += 50) {
-        if (daemon_metric(&s->d, name) == want)
-            return true;
-        tk_sleep_ms(50);
-    }
-    fprintf(stderr, "%s is %ld, not %ld\n", name, daemon_metric(&s->d, name), want);
-    return false;
-}
-
 /* Sends raw bytes on a new connection (from `source`); returns the socket, or
  * -1. */
 static int raw_send(const struct setup *s, const char *source, const char *text)
@@ -530,7 +518,7 @@ static void test_hung_up_polls(void)
     int fds[20];
     for (int i = 0; i < 20; i++)
         fds[i] = park(&s, "127.0.0.3", &c, etag);
-    CU_ASSERT(metric_becomes(&s, "m44d_long_polls_waiting", 20, 5000));
+    CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_long_polls_waiting", 20, 5000));
     /* The address is at its limit: one more connection is refused. */
     int extra = raw_send(&s, "127.0.0.3", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     char buf[4096];
@@ -540,12 +528,12 @@ static void test_hung_up_polls(void)
     /* One more, elsewhere, whose client sends a byte after its request, unread,
      * before it hangs up. */
     int odd = park(&s, "127.0.0.4", &c, etag);
-    CU_ASSERT(metric_becomes(&s, "m44d_long_polls_waiting", 21, 5000));
+    CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_long_polls_waiting", 21, 5000));
     CU_ASSERT_EQUAL(send(odd, "x", 1, MSG_NOSIGNAL), 1);
     close(odd);
     for (int i = 0; i < 20; i++)
         close(fds[i]);
-    CU_ASSERT(metric_becomes(&s, "m44d_long_polls_waiting", 0, 3000));
+    CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_long_polls_waiting", 0, 3000));
     CU_ASSERT_EQUAL(daemon_metric(&s.d, "m44d_long_poll_wakes_total{cause=\"client_gone\"}"), 21);
     /* ... and the address may connect again at once. */
     int fd = raw_send(&s, "127.0.0.3", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -572,7 +560,7 @@ static void test_parked_caps(void)
     int fds[6], n = 0;
     for (int i = 0; i < 4; i++)
         fds[n++] = park(&s, "127.0.0.2", &c, etag);
-    CU_ASSERT(metric_becomes(&s, "m44d_long_polls_waiting", 4, 5000));
+    CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_long_polls_waiting", 4, 5000));
     /* A fifth from the same client: 429 at once. */
     int fd = park(&s, "127.0.0.2", &c, etag);
     char buf[4096];
@@ -581,7 +569,7 @@ static void test_parked_caps(void)
     close(fd);
     for (int i = 0; i < 2; i++)
         fds[n++] = park(&s, "127.0.0.3", &c, etag);
-    CU_ASSERT(metric_becomes(&s, "m44d_long_polls_waiting", 6, 5000));
+    CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_long_polls_waiting", 6, 5000));
     /* Full in all: a new client's poll is answered at once too. */
     fd = park(&s, "127.0.0.4", &c, etag);
     CU_ASSERT_EQUAL(raw_status(fd, buf, sizeof buf, 3000), 429);

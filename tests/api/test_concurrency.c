@@ -423,17 +423,6 @@ static void test_long_poll_across_daemons(void)
 
 /* --- Versions heard from the database (db/listener.h) --- */
 
-static bool metric_reaches(const struct daemon *d, const char *name, long want, int timeout_ms)
-{
-    for (int t = 0; t < timeout_ms; t += 50) {
-        if (daemon_metric(d, name) == want)
-            return true;
-        tk_sleep_ms(50);
-    }
-    fprintf(stderr, "%s is %ld, not %ld\n", name, daemon_metric(d, name), want);
-    return false;
-}
-
 static bool sql_ok(PGconn *c, const char *sql)
 {
     PGresult *r = PQexec(c, sql);
@@ -465,16 +454,34 @@ static void test_listener_reconnect(void)
 {
     char *db = tk_new_database("api_listen");
     CU_ASSERT_FATAL(db != NULL);
+    /* One database worker: connected by the first requests, before new connections are
+     * refused below (the version poll's thread connects as the long poll arrives). */
     struct daemon d;
-    CU_ASSERT_FATAL(daemon_start(&d, db, NULL));
+    const char *args[] = {"--threads=1", NULL};
+    CU_ASSERT_FATAL(daemon_start(&d, db, args));
     struct camp c;
     CU_ASSERT_FATAL(camp_create(&d, "{\"name\":\"Heard\",\"ruleset\":\"standard\"}", &c));
-    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_current", 1, 5000));
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_version_listener_current", 1, 5000));
     long long v = camp_version(&d, &c), got;
     /* Known now: the 304 comes from memory. */
     long mem = daemon_metric(&d, "m44d_memory_answers_total");
     CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 304);
     CU_ASSERT_EQUAL(daemon_metric(&d, "m44d_memory_answers_total"), mem + 1);
+    /* A long poll waits. While the listener is current, no version poll reads the database
+     * for it. */
+    char park[256];
+    snprintf(park, sizeof park,
+             "GET /api/v1/campaigns/%s?wait=30 HTTP/1.1\r\nHost: x\r\nIf-None-Match: "
+             "\"%lld\"\r\n\r\n",
+             c.id, v);
+    int pfd = tcp_connect(d.port);
+    CU_ASSERT(pfd >= 0 && send(pfd, park, strlen(park), MSG_NOSIGNAL) > 0);
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_long_polls_waiting", 1, 5000));
+    /* (One round is made as the first poll arrives: the listener's connection is new to it.) */
+    tk_sleep_ms(600);
+    long polls = daemon_metric(&d, "m44d_version_polls_total");
+    tk_sleep_ms(1500); /* more than three rounds of --version-poll-ms */
+    CU_ASSERT_EQUAL(daemon_metric(&d, "m44d_version_polls_total"), polls);
     /* Two connections of the test's own, then no new connection to the database at all
      * (ALTER DATABASE must be run from another database). */
     const char *keys[] = {"dbname", "dbname", NULL};
@@ -490,14 +497,19 @@ static void test_listener_reconnect(void)
     CU_ASSERT(sql_ok(other, sql));
     CU_ASSERT(sql_ok(here, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
                            "application_name = 'm44d-listener' AND datname = current_database()"));
-    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_current", 0, 5000));
-    /* The change nobody hears. */
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_version_listener_current", 0, 5000));
+    /* The change nobody hears: the version poll, back at work, wakes the waiting poll. */
     snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 1 WHERE id = '%s'", c.id);
     CU_ASSERT(sql_ok(here, sql));
+    char buf[4096];
+    CU_ASSERT_EQUAL(tcp_read_all(pfd, buf, 13, 5000), 12);
+    CU_ASSERT_NSTRING_EQUAL(buf, "HTTP/1.1 200", 12);
+    CU_ASSERT(daemon_metric(&d, "m44d_version_polls_total") > polls);
+    close(pfd);
     snprintf(sql, sizeof sql, "ALTER DATABASE %s ALLOW_CONNECTIONS true", name);
     CU_ASSERT(sql_ok(other, sql));
-    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_connections_total", 2, 10000));
-    CU_ASSERT(metric_reaches(&d, "m44d_version_listener_current", 1, 5000));
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_version_listener_connections_total", 2, 10000));
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_version_listener_current", 1, 5000));
     /* The old version gets the new campaign, not 304. */
     CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 200);
     CU_ASSERT_EQUAL(got, v + 1);
@@ -507,7 +519,7 @@ static void test_listener_reconnect(void)
     long heard = daemon_metric(&d, "m44d_version_changes_heard_total");
     snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 1 WHERE id = '%s'", c.id);
     CU_ASSERT(sql_ok(here, sql));
-    CU_ASSERT(metric_reaches(&d, "m44d_version_changes_heard_total", heard + 1, 5000));
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_version_changes_heard_total", heard + 1, 5000));
     CU_ASSERT_EQUAL(get_status(&d, &c, v + 1, &got), 200);
     CU_ASSERT_EQUAL(got, v + 2);
     /* A client showing a version above the one this daemon knows (seen through another
@@ -555,7 +567,7 @@ static void test_thousand_polls(void)
             opened++;
     }
     CU_ASSERT_EQUAL(opened, POLLS);
-    CU_ASSERT(metric_reaches(&d, "m44d_long_polls_waiting", POLLS, 30000));
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_long_polls_waiting", POLLS, 30000));
     CU_ASSERT_EQUAL(battle(&d, &c, 1), 201);
     /* Every answer: 200 with the new ETag, each connection then closed. */
     char want[64];
@@ -608,7 +620,7 @@ static void test_thousand_polls(void)
             fprintf(stderr, "a poll's answer: %.300s\n", buf[i]);
             break;
         }
-    CU_ASSERT(metric_reaches(&d, "m44d_long_polls_waiting", 0, 5000));
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_long_polls_waiting", 0, 5000));
     CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
 }
 

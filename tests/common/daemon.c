@@ -125,3 +125,14 @@ long daemon_metric(const struct daemon *d, const char *name)
     http_free(r);
     return v;
 }
+
+bool daemon_metric_becomes(const struct daemon *d, const char *name, long want, int timeout_ms)
+{
+    for (int t = 0; t < timeout_ms; t += 50) {
+        if (daemon_metric(d, name) == want)
+            return true;
+        tk_sleep_ms(50);
+    }
+    fprintf(stderr, "%s is %ld, not %ld\n", name, daemon_metric(d, name), want);
+    return false;
+}

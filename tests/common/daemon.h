@@ -28,6 +28,9 @@ int daemon_stop(struct daemon *d, int sig, int timeout_s);
 /* A value of its /metrics ("name{labels}" as printed), or -1. */
 long daemon_metric(const struct daemon *d, const char *name);
 
+/* Waits (up to timeout_ms) until that value is `want`; false (said on stderr) if it never is. */
+bool daemon_metric_becomes(const struct daemon *d, const char *name, long want, int timeout_ms);
+
 /* "http://127.0.0.1:PORT/path" into buf. */
 const char *daemon_url(const struct daemon *d, const char *path, char *buf, size_t len);
 
