@@ -160,14 +160,18 @@ static int older_first(const void *a, const void *b)
     return (x->since.tv_nsec > y->since.tv_nsec) - (x->since.tv_nsec < y->since.tv_nsec);
 }
 
-/* Nearly full (more than 7/8 of --max-connections open): connections idle for a second or more
- * are cut, longest idle first, down to that mark, so that idle connections from a few
- * addresses cannot hold every slot until --head-timeout while a new client waits. A request in
- * progress (a parked long poll too) is never cut. Called with the lock held. */
+/* Nearly full (more than 7/8 of --max-connections open, not counting those already cut):
+ * connections idle for a second or more are cut, longest idle first, down to that mark, so that
+ * idle connections from a few addresses cannot hold every slot until --head-timeout while a new
+ * client waits. A request in progress (a parked long poll too) is never cut, nor a trusted
+ * proxy's connection (it may be sending a request on it just then, and would not send it
+ * again). Called with the lock held. */
 static unsigned long shed_idle(const struct timespec *now)
 {
-    long mark = (long)max_open - (long)max_open / 8;
-    long excess = nopen - mark;
+    long mark = (long)max_open - (long)max_open / 8, live = 0;
+    for (struct conn *c = all; c; c = c->next)
+        live += !c->cut;
+    long excess = live - mark;
     if (excess <= 0)
         return 0;
     struct conn **idle = malloc((size_t)nopen * sizeof *idle);
@@ -175,7 +179,7 @@ static unsigned long shed_idle(const struct timespec *now)
         return 0;
     size_t n = 0;
     for (struct conn *c = all; c; c = c->next)
-        if (!c->in_request && !c->cut && c->fd >= 0 && idle_for(c, now) >= 1.0)
+        if (c->counted && idle_for(c, now) >= 1.0 && !c->in_request && !c->cut && c->fd >= 0)
             idle[n++] = c;
     qsort(idle, n, sizeof *idle, older_first);
     unsigned long done = 0;

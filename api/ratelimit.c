@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +24,9 @@ struct bucket {
 };
 
 static struct bucket table[SLOTS];
+/* Keyed (SipHash, a key drawn at start): nobody can choose addresses whose buckets share slots
+ * with another's, to push it out and have it start again full. */
+static unsigned char hash_key[crypto_shorthash_KEYBYTES];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rate_limit limits[NCLASS];
 static atomic_ulong refused[NCLASS];
@@ -36,6 +40,7 @@ void ratelimit_init(const struct rate_limit *read, const struct rate_limit *writ
     limits[2] = *create;
     limits[SITE] = *create_site;
     memset(table, 0, sizeof table);
+    randombytes_buf(hash_key, sizeof hash_key);
     pthread_mutex_unlock(&lock);
 }
 
@@ -64,9 +69,8 @@ static double seconds_now(void)
 
 static size_t hash(const struct client_key *k)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < sizeof k->b; i++)
-        h = (h ^ k->b[i]) * 1099511628211ULL;
+    uint64_t h;
+    crypto_shorthash((unsigned char *)&h, k->b, sizeof k->b, hash_key);
     return (size_t)(h % SLOTS);
 }
 

@@ -21,9 +21,11 @@
 /* Campaigns per version query. */
 #define POLL_BATCH 500
 
+typedef char id_text[40]; /* a campaign's id (see check_campaign_id) */
+
 struct waiter {
     struct req *r;
-    char campaign[40];
+    id_text campaign;
     long long seen; /* the version the client has */
     struct timespec deadline;
     struct waiter *next;
@@ -109,7 +111,7 @@ long waiters_count(void)
     return n;
 }
 
-enum match { ALL, CAMPAIGN, CHANGED, EXPIRED, GONE };
+enum match { ALL, CAMPAIGN, CHANGED, NEWER, EXPIRED, GONE };
 
 /* Whether the client of a parked request has closed its connection: the end of its stream has
  * arrived (POLLRDHUP, even behind bytes it sent after its request and nobody read), or the
@@ -126,7 +128,9 @@ static bool client_gone(const struct req *r)
 
 /*
  * Wakes the waiters that match: every one (ALL), those of campaign `id` (CAMPAIGN), those of
- * `id` that have not seen `version` (CHANGED), or those whose deadline has passed (EXPIRED).
+ * `id` that have not seen `version` (CHANGED) or have seen an older one (NEWER: what was heard
+ * may be behind what a client read from the database), or those whose deadline has passed
+ * (EXPIRED).
  * Woken requests go back to a database worker, where the handler runs again and replies.
  */
 static void wake(enum match m, const char *id, long long version, enum wake_cause cause)
@@ -140,6 +144,7 @@ static void wake(enum match m, const char *id, long long version, enum wake_caus
         bool match = m == ALL || (m == EXPIRED && !before(&t, &w->deadline)) ||
                      (m == CAMPAIGN && strcmp(id, w->campaign) == 0) ||
                      (m == CHANGED && strcmp(id, w->campaign) == 0 && w->seen != version) ||
+                     (m == NEWER && strcmp(id, w->campaign) == 0 && w->seen < version) ||
                      (m == GONE && client_gone(w->r));
         if (match) {
             *p = w->next;
@@ -176,7 +181,7 @@ void waiters_changed(const char *campaign_id)
 
 void waiters_heard(const char *campaign_id, long long version)
 {
-    wake(CHANGED, campaign_id, version, WAKE_HEARD);
+    wake(NEWER, campaign_id, version, WAKE_HEARD);
 }
 
 void waiters_recheck(const char *campaign_id, long long seen)
@@ -185,7 +190,7 @@ void waiters_recheck(const char *campaign_id, long long seen)
      * finds the request parked. */
     long long known;
     if (listener_version(campaign_id, &known)) {
-        if (known != seen)
+        if (known > seen)
             wake(CAMPAIGN, campaign_id, 0, WAKE_RECHECK);
         return;
     }
@@ -205,33 +210,42 @@ void waiters_release_all(void)
     wake(ALL, NULL, 0, WAKE_SHUTDOWN);
 }
 
-/* Reads the versions of up to POLL_BATCH parked campaigns from `*from` on, and wakes the
- * waiters of those that changed. Returns false when there is nothing further. */
-static bool poll_batch(struct db *db, long *from)
+static int id_order(const void *a, const void *b)
 {
+    return strcmp(a, b);
+}
+
+/* One round of the version poll: the campaigns parked now, taken at once (a list walked in
+ * parts would skip waiters as others wake meanwhile), each once, read POLL_BATCH at a time; the
+ * waiters of those whose version moved are woken. */
+static void poll_round(struct db *db)
+{
+    pthread_mutex_lock(&lock);
+    size_t n = 0, cap = nparked > 0 ? (size_t)nparked : 0;
+    id_text *ids = cap ? malloc(cap * sizeof *ids) : NULL;
+    for (struct waiter *w = parked; ids && w && n < cap; w = w->next)
+        memcpy(ids[n++], w->campaign, sizeof *ids);
+    pthread_mutex_unlock(&lock);
+    if (!ids)
+        return;
+    qsort(ids, n, sizeof *ids, id_order);
     /* "{id,id,...}": ids in paths are checked UUIDs (36 characters). */
     static char list[POLL_BATCH * 37 + 3];
-    size_t len = 0;
-    long n = 0, i = 0;
-    list[len++] = '{';
-    pthread_mutex_lock(&lock);
-    for (struct waiter *w = parked; w && n < POLL_BATCH; w = w->next, i++) {
-        if (i < *from)
-            continue;
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? "," : "", w->campaign);
-        n++;
+    for (size_t i = 0; i < n && !stop;) {
+        size_t len = 0, k = 0;
+        list[len++] = '{';
+        for (; i < n && k < POLL_BATCH; i++) {
+            if (i > 0 && strcmp(ids[i], ids[i - 1]) == 0)
+                continue;
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k++ ? "," : "", ids[i]);
+        }
+        snprintf(list + len, sizeof list - len, "}");
+        PGresult *r = db_campaign_versions(db, list);
+        for (int row = 0; r && row < PQntuples(r); row++)
+            wake(CHANGED, PQgetvalue(r, row, 0), atoll(PQgetvalue(r, row, 1)), WAKE_OTHER_DAEMON);
+        PQclear(r);
     }
-    bool more = n == POLL_BATCH;
-    pthread_mutex_unlock(&lock);
-    *from = i;
-    if (n == 0)
-        return false;
-    snprintf(list + len, sizeof list - len, "}");
-    PGresult *r = db_campaign_versions(db, list);
-    for (int k = 0; r && k < PQntuples(r); k++)
-        wake(CHANGED, PQgetvalue(r, k, 0), atoll(PQgetvalue(r, k, 1)), WAKE_OTHER_DAEMON);
-    PQclear(r);
-    return more;
+    free(ids);
 }
 
 /* Wakes expired waiters every 100 ms, those whose client has gone every 500 ms and, every poll_ms,
@@ -264,9 +278,7 @@ static void *poll_loop(void *arg)
         if (!db_ensure(db))
             continue;
         atomic_fetch_add(&polls, 1);
-        long from = 0;
-        while (!stop && poll_batch(db, &from))
-            ;
+        poll_round(db);
         if (current)
             polled_under = under;
     }

@@ -139,10 +139,10 @@ static long long write_version(const struct write_ctx *w)
 /* After a commit: this daemon reads its own write at once, before the database announces it
  * (what it changed without knowing the new version is read again), and the long polls on it
  * wake; on a campaign of a grand campaign, those on the grand one too. */
-static void changed(const struct write_ctx *w)
+static void changed(const struct write_ctx *w, unsigned long ticket)
 {
     if (w->op->campaign) {
-        listener_wrote(w->c->id, w->c->version);
+        listener_wrote(ticket, w->c->id, w->c->version);
         waiters_changed(w->c->id);
         if (w->c->grand_id[0]) {
             listener_doubt(w->c->grand_id);
@@ -150,7 +150,7 @@ static void changed(const struct write_ctx *w)
         }
     }
     if (w->op->grand) {
-        listener_wrote(w->g->id, w->g->version);
+        listener_wrote(ticket, w->g->id, w->g->version);
         waiters_changed(w->g->id);
         for (int i = 0; i < w->g->nmembers; i++)
             listener_doubt(w->g->members[i].id);
@@ -347,12 +347,13 @@ void write_run(struct req *r, const struct write_op *op)
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
+    unsigned long ticket = listener_ticket();
     enum db_result res = db_transaction(db_thread(), tx, &w);
     char etag[40];
     switch (res) {
     case DB_OK: {
         db_note_write_ok();
-        changed(&w);
+        changed(&w, ticket);
         /* What it told the group's chat goes out now. */
         if ((op->campaign && w.c->webhook_url) || (op->grand && w.g->webhook_url[0]))
             chat_delivery_wake();

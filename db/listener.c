@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define CHANNEL "m44d_versions"
-#define PING_MS 200
+#define PING_MS 200   /* at most; a fifth of --version-max-lag-ms when that is shorter */
 #define DEAD_MS 5000  /* a ping unanswered this long: the connection is dropped and made again */
 #define SLOTS   65536 /* versions kept; a power of two */
 #define WAYS    4     /* slots a key may take, next to each other */
@@ -32,6 +32,9 @@ struct entry {
 };
 
 static struct entry table[SLOTS];
+/* Per group of WAYS slots: when a live entry was last pushed out (a `seq` value). What a
+ * request learned before that may be older than what was forgotten: it may not make an entry. */
+static unsigned long evicted[SLOTS / WAYS];
 static pthread_mutex_t stripes[STRIPES];
 /* One counter for tickets, doubts and resets, so that each can be ordered against reads. */
 static atomic_ulong seq = 1, reset = 1;
@@ -61,8 +64,15 @@ static uint64_t hash(const char *id)
     return h;
 }
 
-/* The entry of `id` (locked: unlock with its stripe), made when `make`; NULL when absent. */
-static struct entry *find(const char *id, bool make, pthread_mutex_t **m)
+enum make {
+    LOOK,     /* only an entry there */
+    MAKE,     /* made if absent: what is heard, or a doubt */
+    MAKE_NEW, /* made if absent only by news newer than the last reset and the last eviction */
+};
+
+/* The entry of `id` (locked: unlock with its stripe); NULL when absent and not made. `ticket`:
+ * when the news began (MAKE_NEW). */
+static struct entry *find(const char *id, enum make make, unsigned long ticket, pthread_mutex_t **m)
 {
     uint64_t h = hash(id);
     size_t base = (size_t)(h & (SLOTS - 1)) & ~(size_t)(WAYS - 1);
@@ -80,33 +90,46 @@ static struct entry *find(const char *id, bool make, pthread_mutex_t **m)
         if (!oldest || s->used < oldest->used)
             oldest = s;
     }
-    if (!make)
+    if (make == LOOK || (make == MAKE_NEW && (ticket < e || ticket <= evicted[base / WAYS])))
         return NULL;
     struct entry *s = free_slot ? free_slot : oldest;
+    if (!free_slot)
+        evicted[base / WAYS] = atomic_fetch_add(&seq, 1);
     memcpy(s->id, id, ID_LEN + 1);
     s->version = -1;
     s->epoch = e;
     s->doubt = 0;
+    s->used = atomic_fetch_add(&clock_ticks, 1);
     return s;
 }
 
 enum how { HEARD, LEARNED, WROTE };
 
-/* Sets (never lowers) the version of `id`. A version read from the database (LEARNED) is kept
- * only when the read began after the last reset, and clears a doubt that came before it. */
+/* Sets (never lowers) the version of `id`. News from a request (LEARNED: read from the
+ * database; WROTE: its own commit) makes an entry only when it began after the last reset and
+ * the last eviction there (else it may be older than what was forgotten); a read clears a doubt
+ * that came before it. An announcement below the version kept (a version set back by hand)
+ * forgets it: read again. */
 static void keep(enum how how, unsigned long ticket, const char *id, long long version)
 {
     if (!atomic_load(&enabled) || strlen(id) != ID_LEN)
         return;
-    if (how == LEARNED && ticket < atomic_load(&reset))
-        return;
     pthread_mutex_t *m;
-    struct entry *s = find(id, true, &m);
-    if (how == LEARNED && s->doubt && ticket > s->doubt)
-        s->doubt = 0;
-    if (version > s->version)
-        s->version = version;
-    s->used = atomic_fetch_add(&clock_ticks, 1);
+    struct entry *s = find(id, how == HEARD ? MAKE : MAKE_NEW, ticket, &m);
+    if (s) {
+        if (how == LEARNED && s->doubt && ticket > s->doubt)
+            s->doubt = 0;
+        if (how == HEARD && version < s->version) {
+            /* Forgotten, and nothing learned before now may bring it back. */
+            s->epoch = 0;
+            evicted[(size_t)(s - table) / WAYS] = atomic_fetch_add(&seq, 1);
+            pthread_mutex_unlock(m);
+            return;
+        }
+        if (version > s->version)
+            s->version = version;
+        s->used = atomic_fetch_add(&clock_ticks, 1);
+    }
     pthread_mutex_unlock(m);
 }
 
@@ -122,7 +145,7 @@ bool listener_version(const char *id, long long *version)
     if (!listener_current() || strlen(id) != ID_LEN)
         return false;
     pthread_mutex_t *m;
-    struct entry *s = find(id, false, &m);
+    struct entry *s = find(id, LOOK, 0, &m);
     bool found = s && !s->doubt && s->version >= 0;
     if (found) {
         *version = s->version;
@@ -147,9 +170,9 @@ void listener_learned(unsigned long ticket, const char *id, long long version)
     keep(LEARNED, ticket, id, version);
 }
 
-void listener_wrote(const char *id, long long version)
+void listener_wrote(unsigned long ticket, const char *id, long long version)
 {
-    keep(WROTE, 0, id, version);
+    keep(WROTE, ticket, id, version);
 }
 
 void listener_doubt(const char *id)
@@ -157,12 +180,14 @@ void listener_doubt(const char *id)
     if (!atomic_load(&enabled) || strlen(id) != ID_LEN)
         return;
     pthread_mutex_t *m;
-    struct entry *s = find(id, true, &m);
+    struct entry *s = find(id, MAKE, 0, &m);
     s->doubt = atomic_fetch_add(&seq, 1);
+    s->used = atomic_fetch_add(&clock_ticks, 1);
     pthread_mutex_unlock(m);
 }
 
-void listener_forget_all(void)
+/* Forgets every version known (on the listener's thread only: a new connection). */
+static void forget_all(void)
 {
     atomic_store(&reset, atomic_fetch_add(&seq, 1) + 1);
 }
@@ -203,11 +228,13 @@ static bool exec_ok(PGconn *c, const char *sql)
 /* Listens on `c` until it breaks or the daemon stops. */
 static void listen_on(PGconn *c, const char *ping_channel)
 {
+    long long ping_ms = lag_limit_ms / 5 < PING_MS ? lag_limit_ms / 5 : PING_MS;
+    ping_ms = ping_ms < 10 ? 10 : ping_ms;
     bool inflight = false;
     long long sent_at = 0;
     while (!atomic_load(&stop)) {
         long long now = now_ns();
-        if (!inflight && now - sent_at >= PING_MS * 1000000LL) {
+        if (!inflight && now - sent_at >= ping_ms * 1000000LL) {
             char sql[128];
             snprintf(sql, sizeof sql, "NOTIFY %s, '%lld'", ping_channel, now);
             if (!PQsendQuery(c, sql))
@@ -265,7 +292,7 @@ static void *run(void *arg)
         if (PQstatus(c) == CONNECTION_OK && exec_ok(c, sql)) {
             /* Everything known so far may have changed unheard: forget it. */
             atomic_store(&ping_heard_ns, 0);
-            listener_forget_all();
+            forget_all();
             atomic_fetch_add(&connections, 1);
             atomic_store(&connected, true);
             log_msg(LOG_INFO, "listener", "listening for version changes");

@@ -37,18 +37,16 @@ unsigned long listener_ticket(void);
 void listener_learned(unsigned long ticket, const char *id, long long version);
 
 /* A write through this daemon committed: `id` is now at `version` (known before its
- * announcement arrives, so this daemon reads its own writes). */
-void listener_wrote(const char *id, long long version);
+ * announcement arrives, so this daemon reads its own writes). `ticket`: taken before the write
+ * began. */
+void listener_wrote(unsigned long ticket, const char *id, long long version);
 
 /* A write through this daemon committed a change to `id` whose version it does not know (a
  * grand campaign moved by one of its campaigns): `id` is read from the database again. */
 void listener_doubt(const char *id);
 
-/* Forgets every version known (a write that changed more than it can name). */
-void listener_forget_all(void);
-
-/* Changes whenever everything known is forgotten (a new listener connection, or
- * listener_forget_all): a poll made under one epoch covers what was not announced before it. */
+/* Changes whenever everything known is forgotten (a new listener connection): a poll made under one
+ * epoch covers what was not announced before it. */
 unsigned long listener_epoch(void);
 
 /* For /metrics: notifications heard, connections made (each one forgets all). */

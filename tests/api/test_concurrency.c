@@ -529,6 +529,21 @@ static void test_listener_reconnect(void)
     CU_ASSERT_EQUAL(got, v + 2);
     CU_ASSERT_EQUAL(get_status(&d, &c, v + 2, &got), 304);
     CU_ASSERT_EQUAL(daemon_metric(&d, "m44d_memory_answers_total"), mem + 1);
+    /* A write through this daemon is read back at once, announced or not (the announcement is
+     * held back here: the trigger off). */
+    CU_ASSERT(sql_ok(here, "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"));
+    CU_ASSERT_EQUAL(battle(&d, &c, 1), 201);
+    CU_ASSERT_EQUAL(camp_version(&d, &c), v + 3);
+    CU_ASSERT_EQUAL(get_status(&d, &c, v + 2, &got), 200);
+    CU_ASSERT(sql_ok(here, "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"));
+    /* A version set back by hand (a restore) is announced lower than the one known: read
+     * again, not answered with the higher one. */
+    heard = daemon_metric(&d, "m44d_version_changes_heard_total");
+    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version - 1 WHERE id = '%s'", c.id);
+    CU_ASSERT(sql_ok(here, sql));
+    CU_ASSERT(daemon_metric_becomes(&d, "m44d_version_changes_heard_total", heard + 1, 5000));
+    CU_ASSERT_EQUAL(get_status(&d, &c, v + 3, &got), 200);
+    CU_ASSERT_EQUAL(got, v + 2);
     PQfinish(other);
     PQfinish(here);
     CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
