@@ -35,7 +35,9 @@ void handle_battles_create(struct req *r)
         json_decref(body);
         return;
     }
-    struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = create, .arg = &in};
+    /* The database stamps the battle's time: the next write reads the campaign again. */
+    struct write_op op = {
+        .campaign = true, .need = NEED_ORGANIZER, .action = create, .arg = &in, .reloads = true};
     write_run(r, &op);
     json_decref(body);
 }

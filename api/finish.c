@@ -70,7 +70,9 @@ void handle_finish(struct req *r)
 {
     if (!empty_body(r))
         return;
-    struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = finish};
+    /* The database stamps when it finished and when the seeds were revealed. */
+    struct write_op op = {
+        .campaign = true, .need = NEED_ORGANIZER, .action = finish, .reloads = true};
     write_run(r, &op);
 }
 
@@ -78,6 +80,8 @@ void handle_rotate_seed(struct req *r)
 {
     if (!empty_body(r))
         return;
-    struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = rotate};
+    /* The database stamps when the old seed was revealed. */
+    struct write_op op = {
+        .campaign = true, .need = NEED_ORGANIZER, .action = rotate, .reloads = true};
     write_run(r, &op);
 }

@@ -37,7 +37,8 @@ static void reissue_key(struct req *r, bool grand)
                           .need = NEED_ORGANIZER,
                           .action = reissue,
                           .arg = &a,
-                          .returns_keys = true};
+                          .returns_keys = true,
+                          .reloads = true}; /* a rare action: read the keys again after */
     write_run(r, &op);
 }
 

@@ -1,4 +1,5 @@
 #include "api/metrics.h"
+#include "campaign/state_cache.h"
 
 #include "api/chat_delivery.h"
 #include "api/conns.h"
@@ -176,6 +177,21 @@ char *metrics_render(size_t *len)
          "m44d_memory_answers_total %lu\n",
          listener_current() ? 1 : 0, listener_connections(), listener_heard(), waiters_polls(),
          http_memory_answers());
+    struct state_cache_stats sc;
+    state_cache_stats(&sc);
+    outf(&o,
+         "# HELP m44d_state_writes_total Writes to a campaign, by how they found it: held in "
+         "memory and current (hit), not held (miss), held but moved on by another writer or "
+         "failed otherwise, then loaded again (stale).\n"
+         "# TYPE m44d_state_writes_total counter\n"
+         "m44d_state_writes_total{found=\"hit\"} %lu\n"
+         "m44d_state_writes_total{found=\"miss\"} %lu\n"
+         "m44d_state_writes_total{found=\"stale\"} %lu\n"
+         "# HELP m44d_state_entries Campaigns held in memory between writes (of "
+         "--state-entries).\n"
+         "# TYPE m44d_state_entries gauge\n"
+         "m44d_state_entries %lu\n",
+         sc.uses[STATE_HIT], sc.uses[STATE_MISS], sc.uses[STATE_STALE], sc.entries);
     outf(&o, "# HELP m44d_long_poll_wakes_total Parked long polls woken, by cause.\n"
              "# TYPE m44d_long_poll_wakes_total counter\n");
     for (int c = 0; c < WAKE_CAUSES; c++)

@@ -40,7 +40,9 @@ void handle_result(struct req *r)
         json_decref(body);
         return;
     }
-    struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = record, .arg = &a};
+    /* The database stamps when the battle finished: the next write reads the campaign again. */
+    struct write_op op = {
+        .campaign = true, .need = NEED_ORGANIZER, .action = record, .arg = &a, .reloads = true};
     write_run(r, &op);
     json_decref(body);
 }

@@ -20,7 +20,11 @@ void handle_undo(struct req *r)
 {
     if (!empty_body(r))
         return;
-    struct write_op op = {
-        .campaign = true, .need = NEED_KEY, .action = undo, .reply_standing = true};
+    struct write_op op = {.campaign = true,
+                          .need = NEED_KEY,
+                          .action = undo,
+                          .reply_standing = true,
+                          .reloads =
+                              true}; /* the action before the one undone is known only to the log */
     write_run(r, &op);
 }

@@ -143,7 +143,8 @@ static void set(struct req *r, bool grand)
                               .grand = grand,
                               .need = NEED_ORGANIZER,
                               .action = grand ? set_grand : set_campaign,
-                              .arg = &a};
+                              .arg = &a,
+                              .reloads = true}; /* a rare action: read the chat again after */
         write_run(r, &op);
     }
     json_decref(body);

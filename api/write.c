@@ -6,6 +6,7 @@
 #include "api/views.h"
 #include "api/waiters.h"
 
+#include "campaign/state_cache.h"
 #include "db/listener.h"
 #include "db/store.h"
 #include "util/log.h"
@@ -164,9 +165,69 @@ static enum db_tx refuse_replaced(struct write_ctx *w, enum role role)
     return DB_TX_ABORT;
 }
 
+/* The campaign as the write starts from it: the one held in memory, at the versions the first
+ * statement checks (on the first attempt), or loaded and locked. */
+static enum cres start_from(struct db *db, struct write_ctx *w)
+{
+    const char *id = w->r->params[0];
+    if (w->held) {
+        /* The attempt that started from the held campaign failed: most likely it had moved on.
+         * This one, and the next write, load it. */
+        state_cache_note(STATE_STALE);
+        state_cache_drop(id);
+        w->held = false;
+        w->tried_held = true;
+    }
+    if (w->op->reloads)
+        return campaign_load(db, id, true, w->c, &w->err);
+    if (!w->tried_held && state_cache_get(id, w->c)) {
+        char version[24], grand_version[24];
+        snprintf(version, sizeof version, "%lld", w->c->version);
+        snprintf(grand_version, sizeof grand_version, "%lld", w->c->grand_version);
+        w->held = true;
+        return db_campaign_at(db, w->c->id, version, w->c->grand_id[0] ? grand_version : NULL)
+                   ? C_OK
+                   : C_DBERR;
+    }
+    if (!w->tried_held)
+        state_cache_note(STATE_MISS);
+    w->tried_held = true;
+    return campaign_load(db, id, true, w->c, &w->err);
+}
+
+/* --check-state: the campaign as the write left it in memory against the same campaign loaded
+ * now, in the transaction (which sees what it wrote). A difference fails the write. */
+static enum db_tx check_state(struct db *db, struct write_ctx *w)
+{
+    struct campaign *loaded = campaign_new();
+    struct cerr e;
+    char why[300] = "out of memory";
+    bool same = loaded && campaign_load(db, w->c->id, false, loaded, &e) == C_OK &&
+                campaign_same(w->c, loaded, why, sizeof why);
+    campaign_free(loaded);
+    if (same)
+        return DB_TX_OK;
+    log_msg(LOG_ERROR, "state", "%s %s: the campaign in memory is not the one stored: %s",
+            w->r->method, w->r->route ? w->r->route->pattern : w->r->path, why);
+    return DB_TX_ERROR;
+}
+
+static enum db_tx tx_body(struct db *db, struct write_ctx *w);
+
 static enum db_tx tx(struct db *db, void *arg)
 {
     struct write_ctx *w = arg;
+    enum db_tx rc = tx_body(db, w);
+    /* A refusal or a replay decided on the campaign held in memory stands only once the
+     * database has confirmed that campaign current: the version check is sent now. If it
+     * fails, the transaction runs again from a fresh load. */
+    if (rc == DB_TX_ABORT && w->held && !db_flush(db))
+        return DB_TX_ERROR;
+    return rc;
+}
+
+static enum db_tx tx_body(struct db *db, struct write_ctx *w)
+{
     struct req *r = w->r;
     json_decref(w->body);
     w->body = NULL;
@@ -188,7 +249,7 @@ static enum db_tx tx(struct db *db, void *arg)
             snprintf(num, sizeof num, "%d", w->op->battle);
             db_battle_detail_prefetch(db, r->params[0], num);
         }
-        enum cres rc = campaign_load(db, r->params[0], true, w->c, &w->err);
+        enum cres rc = start_from(db, w);
         if (rc != C_OK)
             return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
         scope = w->c->id;
@@ -290,6 +351,9 @@ static enum db_tx tx(struct db *db, void *arg)
         return DB_TX_ERROR;
     if (w->op->grand && grand_save(db, w->g) != C_OK)
         return DB_TX_ERROR;
+    if (w->op->campaign && !w->op->reloads && http_options()->check_state &&
+        check_state(db, w) != DB_TX_OK)
+        return DB_TX_ERROR;
     if (w->op->reply_standing) {
         json_t *standing = view_campaign(db, w->c);
         if (!standing)
@@ -354,6 +418,12 @@ void write_run(struct req *r, const struct write_op *op)
     case DB_OK: {
         db_note_write_ok();
         changed(&w, ticket);
+        if (op->campaign && !op->reloads)
+            state_cache_put(w.c);
+        else if (op->campaign)
+            state_cache_drop(w.c->id);
+        if (op->campaign && w.held)
+            state_cache_note(STATE_HIT);
         /* What it told the group's chat goes out now. */
         if ((op->campaign && w.c->webhook_url) || (op->grand && w.g->webhook_url[0]))
             chat_delivery_wake();
@@ -369,6 +439,8 @@ void write_run(struct req *r, const struct write_op *op)
         break;
     }
     case DB_ABORTED:
+        if (op->campaign && w.held)
+            state_cache_note(STATE_HIT);
         if (w.replay) {
             const char *headers[] = {"ETag",
                                      w.replay_etag[0] ? w.replay_etag : NULL,
@@ -417,6 +489,8 @@ void write_run(struct req *r, const struct write_op *op)
                       "changed.");
         break;
     }
+    if (op->campaign && res != DB_OK && res != DB_ABORTED)
+        state_cache_drop(r->params[0]); /* what the database holds is not known */
     json_decref(w.body);
     free(w.replay_body);
     campaign_free(w.c);

@@ -37,13 +37,22 @@ struct write_op {
     bool returns_keys;
     /* the reply is the standing after the write, with the action's body merged in */
     bool reply_standing;
+    /* the action needs or writes what a campaign kept in memory cannot know (a time or a log
+     * number the database gives): it loads the campaign, and the next write loads it again.
+     * Every other action starts from the campaign as the last write here left it, and leaves
+     * it so for the next (campaign/state_cache.h; --check-state compares it with the stored) */
+    bool reloads;
 };
 
 struct write_ctx {
     struct req *r;
     const struct write_op *op;
     struct campaign *c; /* loaded and locked (op->campaign) */
-    struct grand *g;    /* loaded and locked (op->grand) */
+    /* this attempt started from the campaign held in memory, its versions checked by the
+     * first statement (db_campaign_at) */
+    bool held;
+    bool tried_held; /* an attempt has started from it, or found none */
+    struct grand *g; /* loaded and locked (op->grand) */
     enum role role;
     struct cerr err;
     int status;

@@ -16,6 +16,7 @@
 #include "rules/rules.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -168,8 +169,13 @@ struct campaign {
     char grand_ruleset[RS_ID_MAX];
     char *webhook_url; /* the chat's (own, or its grand campaign's), or NULL */
     enum chat_kind webhook_kind;
-    bool webhook_own; /* its own chat (not its grand campaign's) */
+    bool webhook_own;        /* its own chat (not its grand campaign's) */
+    long long grand_version; /* its grand campaign's version (0: none) */
 };
+
+/* last.seq of an action made in memory whose log line's number the database has not told
+ * (campaign/state_cache.h): newer than every number loaded. */
+#define CAMPAIGN_SEQ_UNKNOWN LLONG_MAX
 
 /* ---- loading and saving (campaign/state.c) ---- */
 
@@ -182,6 +188,17 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
                         struct cerr *e);
 struct campaign *campaign_new(void);
 void campaign_free(struct campaign *c);
+/* dst (empty, or holding a campaign it lets go of) becomes a copy of src that shares nothing
+ * with it. false: out of memory (dst is left empty). */
+bool campaign_copy(struct campaign *dst, const struct campaign *src);
+/* Whether two campaigns are the same as far as anything reads them; when not, `why` names the
+ * first difference. A last.seq of CAMPAIGN_SEQ_UNKNOWN matches any number. */
+bool campaign_same(const struct campaign *held, const struct campaign *loaded, char *why,
+                   size_t len);
+/* An action's log line as the campaign's last action, in memory (its number unknown): kept as
+ * campaign_load would read it back. */
+void campaign_note_last(struct campaign *c, const char *actor, const char *action,
+                        const json_t *detail);
 
 /* Writes the campaign row's mutable fields and bumps its version by one. */
 enum cres campaign_save(struct db *db, struct campaign *c);
@@ -222,8 +239,8 @@ int campaign_pre_battle_needs(const struct campaign *c, const struct battle *b,
 bool campaign_what_if_again(const struct campaign *c, enum side side);
 
 /* Appends a line to the event log. */
-enum cres campaign_log(struct db *db, const struct campaign *c, const char *actor,
-                       const char *action, json_t *detail /* stolen */);
+enum cres campaign_log(struct db *db, struct campaign *c, const char *actor, const char *action,
+                       json_t *detail /* stolen */);
 
 /* Changes a side's tokens by `delta` (or to a value) and records it in the ledger. */
 enum cres campaign_tokens(struct db *db, struct campaign *c, enum side side, int new_value,

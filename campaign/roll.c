@@ -120,6 +120,8 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
                             r->table ? json_null() : json_string(r->client_seed), "seed_epoch",
                             r->table ? json_null() : json_integer(r->epoch), "faces",
                             faces_to_json(r->faces, r->count));
+    if (log)
+        campaign_note_last(c, side_name(r->side), "roll", log);
     char *logtext = log ? json_dumps(log, JSON_COMPACT) : NULL;
     json_decref(log);
     const char *p[] = {c->id,

@@ -117,6 +117,168 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+bool campaign_copy(struct campaign *dst, const struct campaign *src)
+{
+    clear(dst);
+    memcpy(dst, src, sizeof *dst);
+    /* What src owns, dst gets its own of. */
+    dst->scenarios_json = NULL;
+    dst->scenarios = src->scenarios_json ? NULL : src->scenarios; /* the ruleset's, shared */
+    for (int i = 0; i < dst->neffects; i++)
+        dst->effects[i].data = NULL;
+    dst->last.detail = NULL;
+    dst->webhook_url = NULL;
+    bool ok = true;
+    if (src->scenarios_json) {
+        dst->scenarios_json = json_deep_copy(src->scenarios_json);
+        dst->scenarios = malloc(sizeof *dst->scenarios);
+        ok = dst->scenarios_json && dst->scenarios;
+        if (dst->scenarios)
+            memcpy(dst->scenarios, src->scenarios, sizeof *dst->scenarios);
+    }
+    for (int i = 0; i < dst->neffects; i++)
+        ok &= !src->effects[i].data ||
+              (dst->effects[i].data = json_deep_copy(src->effects[i].data)) != NULL;
+    ok &= !src->last.detail || (dst->last.detail = json_deep_copy(src->last.detail)) != NULL;
+    ok &= !src->webhook_url || (dst->webhook_url = strdup(src->webhook_url)) != NULL;
+    if (!ok)
+        clear(dst);
+    return ok;
+}
+
+/* campaign_same: each difference names itself. */
+#define DIFF(cond, ...)                                                                            \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            snprintf(why, len, __VA_ARGS__);                                                       \
+            return false;                                                                          \
+        }                                                                                          \
+    } while (0)
+#define SAME_INT(f)  DIFF(a->f != b->f, #f ": %lld, loaded %lld", (long long)a->f, (long long)b->f)
+#define SAME_STR(f)  DIFF(strcmp(a->f, b->f) != 0, #f ": \"%s\", loaded \"%s\"", a->f, b->f)
+#define SAME_MEM(f)  DIFF(memcmp(a->f, b->f, sizeof a->f) != 0, #f " differs")
+#define SAME_JSON(f) DIFF(!json_equal_or_null(a->f, b->f), #f " differs")
+#define SAME_AT(i, f)                                                                              \
+    DIFF(x->f != y->f, "battle %d " #f ": %lld, loaded %lld", i + 1, (long long)x->f,              \
+         (long long)y->f)
+#define SAME_AT_STR(i, f)                                                                          \
+    DIFF(strcmp(x->f, y->f) != 0, "battle %d " #f ": \"%s\", loaded \"%s\"", i + 1, x->f, y->f)
+
+static bool json_equal_or_null(const json_t *a, const json_t *b)
+{
+    return (!a && !b) || (a && b && json_equal((json_t *)a, (json_t *)b));
+}
+
+static bool same_battle(int i, const struct battle *x, const struct battle *y, char *why,
+                        size_t len)
+{
+    SAME_AT(i, number);
+    SAME_AT_STR(i, scenario);
+    SAME_AT(i, first_player);
+    SAME_AT(i, setup_first_player);
+    SAME_AT(i, setup_commissar);
+    SAME_AT(i, medals_to_win);
+    SAME_AT(i, commissar);
+    SAME_AT(i, phase);
+    SAME_AT(i, winner);
+    SAME_AT(i, sudden_death);
+    SAME_AT(i, nmaps);
+    SAME_AT(i, nfeatures);
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        SAME_AT(i, cards[s]);
+        SAME_AT(i, medals[s]);
+        SAME_AT(i, undeployed[s]);
+        SAME_AT(i, objective[s]);
+    }
+    for (int k = 0; k < x->nmaps; k++)
+        SAME_AT_STR(i, maps[k]);
+    for (int k = 0; k < x->nfeatures; k++)
+        SAME_AT_STR(i, features[k]);
+    SAME_AT_STR(i, created_at);
+    SAME_AT_STR(i, finished_at);
+    return true;
+}
+
+bool campaign_same(const struct campaign *a, const struct campaign *b, char *why, size_t len)
+{
+    SAME_STR(id);
+    SAME_STR(name);
+    SAME_STR(ruleset_id);
+    DIFF(a->rse != b->rse, "rse differs");
+    SAME_INT(what_if);
+    SAME_INT(dice);
+    SAME_INT(finished);
+    SAME_INT(version);
+    SAME_INT(next_roll);
+    SAME_INT(seed_epoch);
+    SAME_INT(winner);
+    SAME_INT(undo_from);
+    SAME_INT(grand_index);
+    SAME_INT(grand_version);
+    SAME_INT(webhook_kind);
+    SAME_INT(webhook_own);
+    SAME_STR(created_at);
+    SAME_STR(finished_at);
+    SAME_STR(grand_id);
+    SAME_STR(grand_name);
+    SAME_STR(grand_ruleset);
+    DIFF((a->webhook_url == NULL) != (b->webhook_url == NULL) ||
+             (a->webhook_url && strcmp(a->webhook_url, b->webhook_url) != 0),
+         "webhook_url differs");
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        SAME_STR(players[s]);
+        SAME_INT(tokens[s]);
+        SAME_STR(what_if_event[s]);
+        SAME_INT(what_if_face[s]);
+        SAME_INT(what_if_again[s]);
+        SAME_STR(what_if_again_event[s]);
+        SAME_INT(what_if_again_face[s]);
+    }
+    SAME_MEM(key_hash);
+    SAME_MEM(key_prev);
+    SAME_JSON(scenarios_json);
+    DIFF((a->scenarios == NULL) != (b->scenarios == NULL) ||
+             (a->scenarios && memcmp(a->scenarios, b->scenarios, sizeof *a->scenarios) != 0),
+         "scenarios differ");
+    SAME_INT(nbattles);
+    for (int i = 0; i < a->nbattles; i++)
+        if (!same_battle(i, &a->battles[i], &b->battles[i], why, len))
+            return false;
+    SAME_INT(nseeds);
+    for (int i = 0; i < a->nseeds; i++) {
+        SAME_INT(seeds[i].epoch);
+        SAME_INT(seeds[i].known);
+        SAME_INT(seeds[i].from_document);
+        SAME_MEM(seeds[i].bytes);
+        SAME_STR(seeds[i].commitment);
+        SAME_INT(seeds[i].revealed);
+        SAME_STR(seeds[i].revealed_at);
+    }
+    SAME_INT(neffects);
+    for (int i = 0; i < a->neffects; i++) {
+        SAME_STR(effects[i].event_id);
+        SAME_INT(effects[i].rolled_by[SIDE_ALLIES]);
+        SAME_INT(effects[i].rolled_by[SIDE_AXIS]);
+        SAME_JSON(effects[i].data);
+        SAME_INT(effects[i].picked_battle);
+        SAME_INT(effects[i].from_battle);
+    }
+    SAME_INT(nheld);
+    for (int i = 0; i < a->nheld; i++) {
+        SAME_INT(held[i].id);
+        SAME_INT(held[i].side);
+        SAME_STR(held[i].grant);
+        SAME_INT(held[i].battle);
+        SAME_STR(held[i].state);
+    }
+    if (a->last.seq != CAMPAIGN_SEQ_UNKNOWN)
+        SAME_INT(last.seq);
+    SAME_STR(last.actor);
+    SAME_STR(last.action);
+    SAME_JSON(last.detail);
+    return true;
+}
+
 static int side_or_none(const char *s)
 {
     enum side side;
@@ -353,6 +515,7 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
     copy(c->grand_ruleset, sizeof c->grand_ruleset, PQgetvalue(r, 0, 34));
     chat_kind_parse(PQgetvalue(r, 0, 35), &c->webhook_kind);
     c->webhook_own = PQgetvalue(r, 0, 36)[0] == 't';
+    c->grand_version = atoll(PQgetvalue(r, 0, 37));
     PQclear(r);
 
     if (c->scenarios_json) {
@@ -390,6 +553,8 @@ enum cres campaign_save(struct db *db, struct campaign *c)
     if (!db_campaign_save(db, p))
         return C_DBERR;
     c->version++;
+    if (c->grand_id[0])
+        c->grand_version++; /* the statement moves its grand campaign on too */
     return C_OK;
 }
 
@@ -509,10 +674,28 @@ bool campaign_what_if_again(const struct campaign *c, enum side side)
     return allowed && c->nbattles == 1 && c->battles[0].phase == PHASE_FINISHED;
 }
 
-enum cres campaign_log(struct db *db, const struct campaign *c, const char *actor,
-                       const char *action, json_t *detail)
+void campaign_note_last(struct campaign *c, const char *actor, const char *action,
+                        const json_t *detail)
 {
-    char *text = json_dumps(detail ? detail : json_object(), JSON_COMPACT);
+    /* As CAMPAIGN_LAST_ACTION in db/campaigns.c: these are not actions on the game. */
+    static const char *const not_actions[] = {"undo", "key_reissued", "chat_set"};
+    for (size_t i = 0; i < sizeof not_actions / sizeof not_actions[0]; i++)
+        if (strcmp(action, not_actions[i]) == 0)
+            return;
+    json_decref(c->last.detail);
+    c->last.seq = CAMPAIGN_SEQ_UNKNOWN;
+    copy(c->last.actor, sizeof c->last.actor, actor);
+    copy(c->last.action, sizeof c->last.action, action);
+    c->last.detail = detail ? json_deep_copy(detail) : json_object();
+}
+
+enum cres campaign_log(struct db *db, struct campaign *c, const char *actor, const char *action,
+                       json_t *detail)
+{
+    if (!detail)
+        detail = json_object();
+    campaign_note_last(c, actor, action, detail);
+    char *text = json_dumps(detail, JSON_COMPACT);
     json_decref(detail);
     bool logged = text && db_log_insert(db, c->id, actor, action, text);
     free(text);

@@ -52,7 +52,8 @@
     "(SELECT g.name FROM grand_campaigns g WHERE g.id = c.grand_campaign_id), "                    \
     "(SELECT g.grand_ruleset FROM grand_campaigns g WHERE g.id = c.grand_campaign_id), "            \
     "CASE WHEN c.webhook_url IS NOT NULL THEN c.webhook_kind ELSE (SELECT g.webhook_kind "         \
-    "FROM grand_campaigns g WHERE g.id = c.grand_campaign_id) END, c.webhook_url IS NOT NULL"
+    "FROM grand_campaigns g WHERE g.id = c.grand_campaign_id) END, c.webhook_url IS NOT NULL, "  \
+    "(SELECT g.version FROM grand_campaigns g WHERE g.id = c.grand_campaign_id)"
 // clang-format on
 
 static struct db_statement st_insert = {
@@ -85,6 +86,9 @@ static struct db_statement st_save = {
     "WHERE id = (SELECT grand_campaign_id FROM u) RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'campaign_save') FROM u",
     8, 0};
+/* The version check of a write that starts from a campaign held in memory (migration 0009). */
+static struct db_statement st_at = {
+    "campaign_at", "SELECT m44_campaign_at($1::uuid, $2::bigint, $3::bigint)", 3, 0};
 static struct db_statement st_versions = {
     "campaign_versions",
     "SELECT id::text, version FROM campaigns WHERE id = ANY($1::uuid[]) UNION ALL "
@@ -132,6 +136,12 @@ PGresult *db_campaign_get(struct db *db, const char *id, bool lock)
         return r;
     PQclear(r);
     return db_exec(db, &st_get, p);
+}
+
+bool db_campaign_at(struct db *db, const char *id, const char *version, const char *grand_version)
+{
+    const char *p[] = {id, version, grand_version};
+    return db_defer(db, &st_at, p);
 }
 
 bool db_campaign_save(struct db *db, const char *const p[8])

@@ -457,6 +457,15 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
     return enqueue(db, st, params, false);
 }
 
+bool db_flush(struct db *db)
+{
+    if (!db->conn) {
+        fail(db, NULL);
+        return false;
+    }
+    return !has_pending(db) || pipeline(db, NULL, NULL, NULL, false);
+}
+
 void db_prefetch(struct db *db, struct db_statement *st, const char *const *params)
 {
     if (db->in_tx && db->conn)

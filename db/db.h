@@ -72,6 +72,10 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
  */
 void db_prefetch(struct db *db, struct db_statement *st, const char *const *params);
 
+/* Inside db_transaction: sends what was held back (db_defer) now, and waits for it. false: it
+ * failed (the error is recorded), and the transaction with it. */
+bool db_flush(struct db *db);
+
 /* Runs plain SQL text with no parameters (migrations, BEGIN, COMMIT). Same contract as db_exec. */
 PGresult *db_exec_sql(struct db *db, const char *sql);
 

@@ -25,6 +25,10 @@ long db_campaign_insert(struct db *db, const char *const p[15]);
  * revealed_at, origin]], effects [[event_id, rolled_by, data]], What-if rolls [[side, faces,
  * event]] */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock);
+/* Held back for the transaction's next round trip: takes the campaign's row lock and fails the
+ * transaction with 40001 unless the campaign and its grand campaign (NULL: none) are at these
+ * versions. */
+bool db_campaign_at(struct db *db, const char *id, const char *version, const char *grand_version);
 /* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
 bool db_campaign_save(struct db *db, const char *const p[8]);
 PGresult *db_campaign_version(struct db *db, const char *id);

@@ -11,6 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 export M44_ROOT=$root
+# Every daemon the suites start (e2e and proxy included) checks, on every write, that the
+# campaign it keeps in memory is the one stored.
+export M44_CHECK_STATE=on
 
 all_suites=(unit contract rules replay db api e2e proxy)
 suites=("$@")

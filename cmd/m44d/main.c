@@ -5,6 +5,7 @@
 #include "api/metrics.h"
 #include "campaign/grand_rulesets.h"
 #include "campaign/rulesets.h"
+#include "campaign/state_cache.h"
 #include "cmd/m44d/config.h"
 #include "db/db.h"
 #include "db/migrate.h"
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
         .version_poll_ms = (unsigned)cfg.version_poll_ms,
         .version_max_lag_ms = (unsigned)cfg.version_max_lag_ms,
         .idempotency_ttl = (unsigned)cfg.idempotency_ttl,
+        .check_state = strcmp(cfg.check_state, "on") == 0,
         .chat = {.workers = (unsigned)cfg.chat_workers,
                  .timeout = (unsigned)cfg.chat_timeout,
                  .attempts = (unsigned)cfg.chat_attempts,
@@ -178,6 +180,7 @@ int main(int argc, char **argv)
                  .allow_private = strcmp(cfg.chat_private, "allow") == 0},
     };
     cache_init(cfg.cache_entries);
+    state_cache_init(cfg.state_entries);
     open_files_for(opts.max_connections);
     if (!http_start(&opts))
         goto out;
@@ -196,6 +199,7 @@ out:
     grand_rulesets_shutdown();
     rulesets_shutdown();
     cache_shutdown();
+    state_cache_shutdown();
     curl_global_cleanup();
     if (status == 0)
         log_msg(LOG_INFO, "main", "stopped");

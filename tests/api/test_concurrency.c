@@ -310,6 +310,63 @@ static void test_two_daemons(void)
     CU_ASSERT_EQUAL(v1, v2);
 }
 
+/* ---- campaigns kept in memory between writes ---- */
+
+#define STATE_FOUND(how) "m44d_state_writes_total{found=\"" how "\"}"
+
+/*
+ * A daemon keeps the campaign as its last write left it (campaign/state_cache.h). Another
+ * daemon's write moves the campaign on; the next write here starts from what it kept, finds it
+ * moved on (the first statement checks the version), loads it again and succeeds. The write
+ * chosen would be refused on the state kept (the axis had not rolled yet there), so an answer
+ * from that state is told apart from an answer from the stored one.
+ */
+static void test_state_moved_on(void)
+{
+    struct daemon other;
+    CU_ASSERT_FATAL(daemon_start(&other, api_conninfo, NULL));
+    struct camp c = new_campaign("standard", "table");
+    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
+    const char *faces = "{\"faces\":[\"infantry\",\"armor\"]}";
+    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", faces);
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    /* Kept here: the allies rolled, the axis did not. The other daemon rolls for the axis. */
+    r = camp_post(&other, &c, AXIS, "/battles/1/reserve-roll", faces);
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "roll"), 2);
+    http_free(r);
+    long stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
+    long hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
+    const char *choice = "{\"options\":[{\"id\":\"infantry@0\"}]}";
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice", choice);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_EQUAL(http_int(r, "reserve_tokens"), 4);
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits);
+    /* Kept again, now current: the next write starts from it. */
+    r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice", choice);
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
+    /* A refusal decided on the state kept stands once the version is confirmed (both sides
+     * chose: the battle is ready). */
+    r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice", choice);
+    assert_problem(r, 409, "wrong-phase");
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 2);
+    r = camp_get(&api_daemon, &c, "");
+    long long v = http_int(r, "version");
+    CU_ASSERT_EQUAL(http_int(r, "sides.allies.reserve_tokens"), 4);
+    CU_ASSERT_EQUAL(http_int(r, "sides.axis.reserve_tokens"), 4);
+    http_free(r);
+    assert_contiguous(&c, 2);
+    CU_ASSERT_EQUAL(camp_version(&other, &c), v);
+    daemon_stop(&other, SIGTERM, 10);
+}
+
 /* ---- long polling ---- */
 
 struct poll_arg {
@@ -777,6 +834,8 @@ void register_concurrency_tests(void)
     CU_add_test(s, "16 threads racing one side's choice: one succeeds", test_racing_choices);
     CU_add_test(s, "racing rolls: numbers 1..N, no gap", test_racing_rolls_one_daemon);
     CU_add_test(s, "two daemons on one database", test_two_daemons);
+    CU_add_test(s, "a write racing another daemon's write loads the campaign again and succeeds",
+                test_state_moved_on);
     CU_add_test(s, "long polling: woken by a change, 304 on timeout", test_long_poll);
     CU_add_test(s, "long polling across daemons", test_long_poll_across_daemons);
     CU_add_test(s, "versions heard: a change made while the listener was away is not hidden",

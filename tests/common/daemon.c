@@ -56,6 +56,9 @@ bool daemon_start_port(struct daemon *d, const char *conninfo, int port, const c
     argv[argc++] = "--rate-read=0";
     argv[argc++] = "--rate-write=0";
     argv[argc++] = "--rate-create=0";
+    /* Every write the suites make checks that the campaign it keeps in memory is the one
+     * stored (campaign/state_cache.h). */
+    argv[argc++] = "--check-state=on";
     for (const char *const *e = extra; e && *e && argc < 62; e++)
         argv[argc++] = *e;
     argv[argc] = NULL;

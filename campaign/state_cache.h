@@ -1,0 +1,36 @@
+/*
+ * Campaigns held in memory between writes, so that a write need not load its campaign again
+ * (api/write.c). An entry is the campaign exactly as this daemon's last write left it, with
+ * its version and its grand campaign's version. Nothing here is trusted on its own: a write
+ * that starts from an entry sends m44_campaign_at (migration 0009) as its first statement,
+ * which takes the row lock and fails the transaction unless the database is at those versions
+ * (another daemon, or a hand-made change, moved it on); the write then runs again from a
+ * fresh load. Bounded: the least recently used entry goes first.
+ */
+#ifndef M44_CAMPAIGN_STATE_CACHE_H
+#define M44_CAMPAIGN_STATE_CACHE_H
+
+#include "campaign/campaign.h"
+
+#include <stdbool.h>
+
+/* Sets the number of campaigns held (0: none, every write loads). Call once before serving. */
+void state_cache_init(long entries);
+void state_cache_shutdown(void);
+
+/* A copy of the campaign held for `id` into *c (emptied first), or false. */
+bool state_cache_get(const char *id, struct campaign *c);
+/* Holds a copy of c (replacing what was held for its id). */
+void state_cache_put(const struct campaign *c);
+void state_cache_drop(const char *id);
+
+/* How a write found its campaign: held and current, not held, or held but moved on. */
+enum state_use { STATE_HIT, STATE_MISS, STATE_STALE, STATE_USES };
+void state_cache_note(enum state_use use);
+struct state_cache_stats {
+    unsigned long uses[STATE_USES];
+    unsigned long entries, capacity;
+};
+void state_cache_stats(struct state_cache_stats *out);
+
+#endif
