@@ -6,6 +6,10 @@
  *                                                    "PATH<TAB>ETAG" sends If-None-Match
  *   loadgen -c CONNS -d SECONDS -p POSTS HOST:PORT   POST each line "PATH<TAB>KEY<TAB>BODY"
  *                                                    once (stops early when they run out)
+ *   loadgen -c CONNS -d SECONDS -s POSTS HOST:PORT   the same, in order per connection:
+ *                                                    connection i (from 0) sends lines i,
+ *                                                    i + CONNS, i + 2 CONNS... one after the
+ *                                                    other (a game played step by step)
  * Output: one line "requests=N ok=N errors=N rps=X p50_ms=X p99_ms=X max_ms=X".
  */
 #include <arpa/inet.h>
@@ -27,7 +31,8 @@ struct line {
 
 static struct line *lines;
 static size_t nlines;
-static bool posting;
+static bool posting, sequenced;
+static int nconns;
 static atomic_size_t next_line;
 static double deadline;
 static char host[64];
@@ -99,11 +104,12 @@ static void *work(void *arg)
     struct worker *w = arg;
     int fd = dial();
     static _Thread_local char req[65536], resp[131072];
-    size_t i = (size_t)w->index * 7919;
+    size_t i = (size_t)w->index * 7919, step = 0;
     while (now_s() < deadline) {
         const struct line *l;
         if (posting) {
-            size_t k = atomic_fetch_add(&next_line, 1);
+            size_t k = sequenced ? step++ * (size_t)nconns + (size_t)w->index
+                                 : atomic_fetch_add(&next_line, 1);
             if (k >= nlines)
                 break;
             l = &lines[k];
@@ -207,7 +213,7 @@ int main(int argc, char **argv)
     double seconds = 5;
     const char *file = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "c:d:g:p:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:d:g:p:s:")) != -1) {
         switch (opt) {
         case 'c':
             conns = atoi(optarg);
@@ -219,8 +225,10 @@ int main(int argc, char **argv)
             file = optarg;
             break;
         case 'p':
+        case 's':
             file = optarg;
             posting = true;
+            sequenced = opt == 's';
             break;
         default:
             return 2;
@@ -228,9 +236,11 @@ int main(int argc, char **argv)
     }
     if (!file || optind >= argc || conns < 1 || conns > 1024 ||
         sscanf(argv[optind], "%63[^:]:%d", host, &port) != 2) {
-        fprintf(stderr, "usage: loadgen -c CONNS -d SECONDS (-g PATHS | -p POSTS) HOST:PORT\n");
+        fprintf(stderr,
+                "usage: loadgen -c CONNS -d SECONDS (-g PATHS | -p POSTS | -s POSTS) HOST:PORT\n");
         return 2;
     }
+    nconns = conns;
     load(file);
     if (!nlines) {
         fprintf(stderr, "loadgen: %s has no requests\n", file);

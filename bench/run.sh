@@ -26,7 +26,7 @@ host=$(scripts/pg.sh host "$pgdir")
 pgbin=$(ls -d /usr/lib/postgresql/15/bin 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -rV | head -1)
 as_m44() { if [ "$(id -u)" -eq 0 ]; then runuser -u m44 -- "$@"; else "$@"; fi; }
 psqlq() { psql -q -X -v ON_ERROR_STOP=1 -h "$host" -U m44 "$@"; }
-for db in bench bench_small bench_big; do psqlq -d postgres -c "CREATE DATABASE $db" ; done
+for db in bench bench_small bench_big bench_cycle; do psqlq -d postgres -c "CREATE DATABASE $db" ; done
 conn() { echo "host='$host' user=m44 dbname=$1"; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
@@ -115,15 +115,36 @@ gen_campaigns bench "$N" 1 reserves
 # Settled before any measurement: the set-up leaves autovacuum work (new tables, many rows)
 # that would otherwise run during the first rows and count as theirs.
 psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
-# Two sets of roll targets: one for 1 connection, one for 16; each (campaign, side) once. The
-# Allies of every campaign roll first, then the Axis, so that concurrent requests are for
-# different campaigns, as pgbench's clients update different rows.
-roll_targets() { # FIRST LAST
-  psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\t%s%s\t{}', md5('c' || i)::uuid, k, lpad(i::text, 42, '0'))
-                         FROM (VALUES (1, 'a'), (2, 'x')) s(o, k), generate_series($1, $2) i ORDER BY o, i"
+# Two sets of roll targets: one for 1 connection, one for 16; each (campaign, side) once, in
+# campaign order, so that concurrent requests are for different campaigns, as pgbench's
+# clients update different rows. The Allies roll first, on campaigns m44d has not seen (cold);
+# then the Axis, on the campaigns the Allies rolled on, which m44d holds since (warm).
+roll_targets() { # FIRST LAST SIDE-KEY-LETTER
+  psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\t%s%s\t{}', md5('c' || i)::uuid, '$3', lpad(i::text, 42, '0'))
+                         FROM generate_series($1, $2) i ORDER BY i"
 }
-roll_targets 1 10000 >"$out/rolls-1.txt"
-roll_targets 10001 "$N" >"$out/rolls-16.txt"
+roll_targets 1 10000 a >"$out/rolls-1.txt"
+roll_targets 10001 "$N" a >"$out/rolls-16.txt"
+# A whole battle cycle, step by step, on campaigns whose first battle is over: 20 battles each
+# (create it, both sides' victory-event and reserve rolls, their choices, the result), ten
+# campaigns for each of 16 connections (loadgen -s: connection k sends lines k, k + 16...).
+bin/m44d --migrate --database "$(conn bench_cycle)" 2>>"$out/m44d-bench_cycle.log"
+gen_campaigns bench_cycle 160 1 finished >/dev/null
+psqlq -d bench_cycle -At >"$out/cycle-16.txt" <<'SQL'
+WITH c AS (SELECT i, md5('c' || i)::uuid id, (i - 1) % 16 k, (i - 1) / 16 r
+           FROM generate_series(1, 160) i),
+steps(s, path, who, body) AS (VALUES
+  (0, '/battles', 'o', '{"scenario":"Battle %s","first_player":"allies","cards":{"allies":5,"axis":5},"medals_to_win":6}'),
+  (1, '/battles/%s/victory-events', 'a', '{}'), (2, '/battles/%s/victory-events', 'x', '{}'),
+  (3, '/battles/%s/reserve-roll', 'a', '{}'), (4, '/battles/%s/reserve-roll', 'x', '{}'),
+  (5, '/battles/%s/reserve-choice', 'a', '{"options":[]}'),
+  (6, '/battles/%s/reserve-choice', 'x', '{"options":[]}'),
+  (7, '/battles/%s/result', 'o', '{"winner":"allies","medals":{"allies":6,"axis":3}}'))
+SELECT format(E'/api/v1/campaigns/%s%s\t%s%s\t%s', c.id, format(steps.path, b), steps.who,
+              lpad(c.i::text, 42, '0'), format(steps.body, b))
+FROM c, generate_series(2, 21) b, steps
+ORDER BY ((c.r * 20 + b - 2) * 8 + steps.s), c.k
+SQL
 
 echo "== pgbench: one transaction, UPDATE + INSERT" >&2
 psqlq -d bench <<'SQL'
@@ -132,7 +153,7 @@ INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
 CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
 ANALYZE;
 SQL
-cp bench/reserve-roll.sql "$out/"
+cp bench/reserve-roll.sql bench/reserve-roll-warm.sql "$out/"
 cat >"$out/pgbench.sql" <<'SQL'
 \set aid random(1, 100000)
 BEGIN;
@@ -173,24 +194,53 @@ PG16=$(cat "$out/pg16.txt")
 
 echo "== m44d: POST reserve-roll" >&2
 PORT=$(free_port)
-start_m44d bench "$PORT" --threads 16 --per-ip-limit 256
+# Every campaign rolled on stays held (about 3 KiB each: one battle).
+start_m44d bench "$PORT" --threads 16 --per-ip-limit 256 --state-entries 65536
 READY_MS_AGAIN=$READY_MS
+state_found() { curl -s "http://127.0.0.1:$1/metrics" | sed -n "s/^m44d_state_writes_total{found=\"$2\"} \([0-9]*\)$/\1/p"; }
 M1=$($LG -c 1 -d "$SECS" -p "$out/rolls-1.txt" "127.0.0.1:$PORT")
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
 M16=$($LG -c 16 -d "$SECS" -p "$out/rolls-16.txt" "127.0.0.1:$PORT")
 P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
-cpu_row "m44d: POST .../reserve-roll" "$P0" "$P1" "$T0" "$T1" "$(field ok "$M16")"
+cpu_row "m44d: POST .../reserve-roll, cold" "$P0" "$P1" "$T0" "$T1" "$(field ok "$M16")"
+# The Axis of exactly the campaigns whose Allies rolled (the loads took lines in order).
+roll_targets 1 "$(field requests "$M1")" x >"$out/rolls-1-warm.txt"
+roll_targets 10001 "$((10000 + $(field requests "$M16")))" x >"$out/rolls-16-warm.txt"
+HITS0=$(state_found "$PORT" hit)
+W1=$($LG -c 1 -d "$SECS" -p "$out/rolls-1-warm.txt" "127.0.0.1:$PORT")
+P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
+W16=$($LG -c 16 -d "$SECS" -p "$out/rolls-16-warm.txt" "127.0.0.1:$PORT")
+P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
+HITS1=$(state_found "$PORT" hit)
+cpu_row "m44d: POST .../reserve-roll, warm" "$P0" "$P1" "$T0" "$T1" "$(field ok "$W16")"
 row "pgbench: UPDATE + INSERT in one transaction" 1 "$(field rps "$PG1")" "$(field p50_ms "$PG1")" "$(field p99_ms "$PG1")" "baseline"
-row "m44d: POST .../reserve-roll" 1 "$(field rps "$M1")" "$(field p50_ms "$M1")" "$(field p99_ms "$M1")" "$(ratio "$(field rps "$M1")" "$(field rps "$PG1")") × pgbench"
+row "m44d: POST .../reserve-roll, campaign not held (cold)" 1 "$(field rps "$M1")" "$(field p50_ms "$M1")" "$(field p99_ms "$M1")" "$(ratio "$(field rps "$M1")" "$(field rps "$PG1")") × pgbench"
+row "m44d: POST .../reserve-roll, campaign held (warm)" 1 "$(field rps "$W1")" "$(field p50_ms "$W1")" "$(field p99_ms "$W1")" "$(ratio "$(field rps "$W1")" "$(field rps "$PG1")") × pgbench"
 row "pgbench: UPDATE + INSERT in one transaction" 16 "$(field rps "$PG16")" "$(field p50_ms "$PG16")" "$(field p99_ms "$PG16")" "baseline"
-row "m44d: POST .../reserve-roll" 16 "$(field rps "$M16")" "$(field p50_ms "$M16")" "$(field p99_ms "$M16")" "$(ratio "$(field rps "$M16")" "$(field rps "$PG16")") × pgbench"
-echo "$M1 / $M16" >"$out/rolls-loadgen.txt"
+row "m44d: POST .../reserve-roll, campaign not held (cold)" 16 "$(field rps "$M16")" "$(field p50_ms "$M16")" "$(field p99_ms "$M16")" "$(ratio "$(field rps "$M16")" "$(field rps "$PG16")") × pgbench"
+row "m44d: POST .../reserve-roll, campaign held (warm)" 16 "$(field rps "$W16")" "$(field p50_ms "$W16")" "$(field p99_ms "$W16")" "$(ratio "$(field rps "$W16")" "$(field rps "$PG16")") × pgbench"
+echo "$M1 / $M16 / warm $W1 / $W16" >"$out/rolls-loadgen.txt"
+
+echo "== m44d: battle cycles" >&2
+CPORT=$(free_port)
+start_m44d bench_cycle "$CPORT" --threads 16 --per-ip-limit 256
+P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
+C16=$($LG -c 16 -d "$SECS" -s "$out/cycle-16.txt" "127.0.0.1:$CPORT")
+P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
+CYCLE_FOUND="hit $(state_found "$CPORT" hit), miss $(state_found "$CPORT" miss), stale $(state_found "$CPORT" stale)"
+kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
+cpu_row "m44d: battle cycle, per action" "$P0" "$P1" "$T0" "$T1" "$(field ok "$C16")"
+row "m44d: battle cycle (8 actions a battle), actions" 16 "$(field rps "$C16")" "$(field p50_ms "$C16")" "$(field p99_ms "$C16")" "$(ratio "$(field rps "$C16")" "$(field rps "$PG16")") × pgbench"
 
 echo "== pgbench: m44d's own reserve-roll transaction" >&2
 # Campaigns 10001.. (already rolled on by m44d above); pgbench's rolls go to random battles.
 pgbench_cpu "pgbench: m44d's reserve-roll SQL" 16 reserve-roll.sql -M prepared >"$out/pgm.txt"
 PGM=$(cat "$out/pgm.txt")
 row "pgbench: m44d's reserve-roll SQL, pipelined as m44d sends it" 16 "$(field rps "$PGM")" "$(field p50_ms "$PGM")" "$(field p99_ms "$PGM")" "$(ratio "$(field rps "$PGM")" "$(field rps "$PG16")") × pgbench"
+# The same on a campaign held: the version check in place of the lock and load.
+pgbench_cpu "pgbench: m44d's warm reserve-roll SQL" 16 reserve-roll-warm.sql -M prepared >"$out/pgmw.txt"
+PGMW=$(cat "$out/pgmw.txt")
+row "pgbench: m44d's warm reserve-roll SQL (version check, no load)" 16 "$(field rps "$PGMW")" "$(field p50_ms "$PGMW")" "$(field p99_ms "$PGMW")" "$(ratio "$(field rps "$PGMW")" "$(field rps "$PG16")") × pgbench"
 # The same without the reads: only the writes a roll cannot do without (the roll, its event-log
 # line, the campaign's version bump), in one round trip. What is left of the 0.5 for m44d.
 awk '/^SELECT /{next} /^\\startpipeline/{if (s++) next} /^\\endpipeline/{if (!e++) next} {print}' \
@@ -307,6 +357,8 @@ pgv=$("$pgbin/postgres" --version)
   printf '%s\n' "${vrows[@]}"
   echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
+  echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign loads it (lock and load, one round trip with the battle's rolls)"
+  echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND (creating a battle and recording a result load the campaign: the database stamps their times); compared with pgbench's UPDATE + INSERT transaction"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
   echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d, and the row \"only the writes\" the same without the two reads, in one round trip"
   echo "- the standing GET and its 304 are answered from the version heard from the database (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is loaded and rendered each time (the scale rows); the GET rows start after VACUUM and CHECKPOINT"

@@ -188,9 +188,14 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
                         struct cerr *e);
 struct campaign *campaign_new(void);
 void campaign_free(struct campaign *c);
+/* Lets go of what c holds and zeroes it. */
+void campaign_clear(struct campaign *c);
 /* dst (empty, or holding a campaign it lets go of) becomes a copy of src that shares nothing
  * with it. false: out of memory (dst is left empty). */
 bool campaign_copy(struct campaign *dst, const struct campaign *src);
+/* c's pointers (its scenario list, effects' data, last action, chat link) lead to another
+ * campaign's: c gets copies of its own. false: out of memory (c is left empty). */
+bool campaign_own(struct campaign *c);
 /* Whether two campaigns are the same as far as anything reads them; when not, `why` names the
  * first difference. A last.seq of CAMPAIGN_SEQ_UNKNOWN matches any number. */
 bool campaign_same(const struct campaign *held, const struct campaign *loaded, char *why,

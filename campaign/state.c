@@ -104,6 +104,11 @@ static void clear(struct campaign *c)
     memset(c, 0, sizeof *c);
 }
 
+void campaign_clear(struct campaign *c)
+{
+    clear(c);
+}
+
 void campaign_free(struct campaign *c)
 {
     if (!c)
@@ -117,33 +122,46 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+bool campaign_own(struct campaign *c)
+{
+    /* Each borrowed pointer is replaced (by a copy, or NULL once a copy failed) before anything
+     * could free it. */
+    bool ok = true;
+    json_t *sj = c->scenarios_json;
+    const struct scenario_list *sl = c->scenarios;
+    c->scenarios_json = NULL;
+    if (sj) {
+        c->scenarios = malloc(sizeof *c->scenarios);
+        c->scenarios_json = c->scenarios ? json_deep_copy(sj) : NULL;
+        if (c->scenarios_json) {
+            memcpy(c->scenarios, sl, sizeof *c->scenarios);
+        } else {
+            free(c->scenarios);
+            c->scenarios = NULL;
+            ok = false;
+        }
+    }
+    for (int i = 0; i < c->neffects; i++) {
+        json_t *d = c->effects[i].data;
+        c->effects[i].data = ok && d ? json_deep_copy(d) : NULL;
+        ok &= !d || c->effects[i].data;
+    }
+    json_t *d = c->last.detail;
+    c->last.detail = ok && d ? json_deep_copy(d) : NULL;
+    ok &= !d || c->last.detail;
+    char *hook = c->webhook_url;
+    c->webhook_url = ok && hook ? strdup(hook) : NULL;
+    ok &= !hook || c->webhook_url;
+    if (!ok)
+        clear(c);
+    return ok;
+}
+
 bool campaign_copy(struct campaign *dst, const struct campaign *src)
 {
     clear(dst);
     memcpy(dst, src, sizeof *dst);
-    /* What src owns, dst gets its own of. */
-    dst->scenarios_json = NULL;
-    dst->scenarios = src->scenarios_json ? NULL : src->scenarios; /* the ruleset's, shared */
-    for (int i = 0; i < dst->neffects; i++)
-        dst->effects[i].data = NULL;
-    dst->last.detail = NULL;
-    dst->webhook_url = NULL;
-    bool ok = true;
-    if (src->scenarios_json) {
-        dst->scenarios_json = json_deep_copy(src->scenarios_json);
-        dst->scenarios = malloc(sizeof *dst->scenarios);
-        ok = dst->scenarios_json && dst->scenarios;
-        if (dst->scenarios)
-            memcpy(dst->scenarios, src->scenarios, sizeof *dst->scenarios);
-    }
-    for (int i = 0; i < dst->neffects; i++)
-        ok &= !src->effects[i].data ||
-              (dst->effects[i].data = json_deep_copy(src->effects[i].data)) != NULL;
-    ok &= !src->last.detail || (dst->last.detail = json_deep_copy(src->last.detail)) != NULL;
-    ok &= !src->webhook_url || (dst->webhook_url = strdup(src->webhook_url)) != NULL;
-    if (!ok)
-        clear(dst);
-    return ok;
+    return campaign_own(dst);
 }
 
 /* campaign_same: each difference names itself. */

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sodium.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,10 +13,22 @@
  * must not be able to crowd one set. */
 #define WAYS 8
 
+/* A campaign held: its struct without the unused ends of its arrays (a campaign of ten battles
+ * takes about 12 KiB, not the struct's 77), and what its pointers lead to. */
+struct packed {
+    json_t *scenarios_json;          /* its own scenario list, or NULL */
+    struct scenario_list *scenarios; /* ... parsed (when scenarios_json) */
+    json_t *effect_data[RS_MAX_EVENTS];
+    json_t *last_detail;
+    char *webhook_url;
+    size_t len;
+    unsigned char bytes[];
+};
+
 struct slot {
     char id[CAMPAIGN_ID_LEN + 1];
     unsigned long used; /* tick of the last get or put */
-    struct campaign *c; /* NULL: empty */
+    struct packed *p;   /* NULL: empty */
 };
 
 static struct slot *slots;
@@ -23,6 +36,117 @@ static unsigned long nslots, nsets, tick, held;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char hash_key[crypto_shorthash_KEYBYTES];
 static atomic_ulong uses[STATE_USES];
+
+/* ---- packing ---- */
+
+#define ARRAY_END(a) (offsetof(struct campaign, a) + sizeof(((struct campaign *)0)->a))
+_Static_assert(offsetof(struct campaign, battles) < offsetof(struct campaign, seeds) &&
+                   offsetof(struct campaign, seeds) < offsetof(struct campaign, effects) &&
+                   offsetof(struct campaign, effects) < offsetof(struct campaign, held),
+               "the arrays packed are in this order");
+_Static_assert(offsetof(struct campaign, nbattles) < offsetof(struct campaign, battles) &&
+                   offsetof(struct campaign, nseeds) >= ARRAY_END(battles) &&
+                   offsetof(struct campaign, nseeds) < offsetof(struct campaign, seeds) &&
+                   offsetof(struct campaign, neffects) >= ARRAY_END(seeds) &&
+                   offsetof(struct campaign, neffects) < offsetof(struct campaign, effects) &&
+                   offsetof(struct campaign, nheld) >= ARRAY_END(effects) &&
+                   offsetof(struct campaign, nheld) < offsetof(struct campaign, held),
+               "each array's count comes before it, after the array before");
+
+#define NPARTS 9
+struct part {
+    size_t at, len;
+};
+
+/* The parts of c kept, in order: what lies between the arrays whole, each array up to its
+ * count. Part i's length depends only on counts in the parts before it. */
+static void parts(const struct campaign *c, struct part out[NPARTS])
+{
+    out[0] = (struct part){0, offsetof(struct campaign, battles)};
+    out[1] = (struct part){offsetof(struct campaign, battles),
+                           (size_t)c->nbattles * sizeof c->battles[0]};
+    out[2] =
+        (struct part){ARRAY_END(battles), offsetof(struct campaign, seeds) - ARRAY_END(battles)};
+    out[3] =
+        (struct part){offsetof(struct campaign, seeds), (size_t)c->nseeds * sizeof c->seeds[0]};
+    out[4] = (struct part){ARRAY_END(seeds), offsetof(struct campaign, effects) - ARRAY_END(seeds)};
+    out[5] = (struct part){offsetof(struct campaign, effects),
+                           (size_t)c->neffects * sizeof c->effects[0]};
+    out[6] =
+        (struct part){ARRAY_END(effects), offsetof(struct campaign, held) - ARRAY_END(effects)};
+    out[7] = (struct part){offsetof(struct campaign, held), (size_t)c->nheld * sizeof c->held[0]};
+    out[8] = (struct part){ARRAY_END(held), sizeof *c - ARRAY_END(held)};
+}
+
+static void packed_free(struct packed *p)
+{
+    if (!p)
+        return;
+    json_decref(p->scenarios_json);
+    free(p->scenarios);
+    for (size_t i = 0; i < RS_MAX_EVENTS; i++)
+        json_decref(p->effect_data[i]);
+    json_decref(p->last_detail);
+    free(p->webhook_url);
+    free(p);
+}
+
+/* A packed copy of c that shares nothing with it, or NULL. */
+static struct packed *pack(const struct campaign *c)
+{
+    struct part part[NPARTS];
+    parts(c, part);
+    size_t len = 0;
+    for (int i = 0; i < NPARTS; i++)
+        len += part[i].len;
+    struct campaign *own = campaign_new();
+    struct packed *p = calloc(1, sizeof *p + len);
+    if (!own || !p || !campaign_copy(own, c)) {
+        campaign_free(own);
+        free(p);
+        return NULL;
+    }
+    p->len = len;
+    unsigned char *at = p->bytes;
+    for (int i = 0; i < NPARTS; i++) {
+        memcpy(at, (const unsigned char *)own + part[i].at, part[i].len);
+        at += part[i].len;
+    }
+    /* What own's pointers lead to is the entry's now; own itself goes. */
+    p->scenarios_json = own->scenarios_json;
+    p->scenarios = own->scenarios_json ? own->scenarios : NULL;
+    for (int i = 0; i < own->neffects; i++)
+        p->effect_data[i] = own->effects[i].data;
+    p->last_detail = own->last.detail;
+    p->webhook_url = own->webhook_url;
+    free(own);
+    return p;
+}
+
+/* c (emptied first) becomes a copy of the packed campaign that shares nothing with it. */
+static bool unpack(const struct packed *p, struct campaign *c)
+{
+    campaign_clear(c);
+    const unsigned char *at = p->bytes;
+    for (int i = 0; i < NPARTS; i++) {
+        struct part part[NPARTS];
+        parts(c, part); /* with the counts copied so far */
+        memcpy((unsigned char *)c + part[i].at, at, part[i].len);
+        at += part[i].len;
+    }
+    /* Borrowed for a moment, then copied. */
+    if (p->scenarios_json) {
+        c->scenarios_json = p->scenarios_json;
+        c->scenarios = p->scenarios;
+    }
+    for (int i = 0; i < c->neffects; i++)
+        c->effects[i].data = p->effect_data[i];
+    c->last.detail = p->last_detail;
+    c->webhook_url = p->webhook_url;
+    return campaign_own(c);
+}
+
+/* ---- the table ---- */
 
 void state_cache_init(long entries)
 {
@@ -37,7 +161,7 @@ void state_cache_init(long entries)
 void state_cache_shutdown(void)
 {
     for (unsigned long i = 0; i < nslots; i++)
-        campaign_free(slots[i].c);
+        packed_free(slots[i].p);
     free(slots);
     slots = NULL;
     nslots = nsets = held = 0;
@@ -54,7 +178,7 @@ static struct slot *set_of(const char *id)
 static struct slot *find(struct slot *set, const char *id)
 {
     for (int w = 0; w < WAYS; w++)
-        if (set[w].c && strcmp(set[w].id, id) == 0)
+        if (set[w].p && strcmp(set[w].id, id) == 0)
             return &set[w];
     return NULL;
 }
@@ -66,7 +190,7 @@ bool state_cache_get(const char *id, struct campaign *c)
     bool hit = false;
     pthread_mutex_lock(&lock);
     struct slot *s = find(set_of(id), id);
-    if (s && campaign_copy(c, s->c)) {
+    if (s && unpack(s->p, c)) {
         s->used = ++tick;
         hit = true;
     }
@@ -78,45 +202,42 @@ void state_cache_put(const struct campaign *c)
 {
     if (!nslots)
         return;
-    /* The copy is made outside the lock; only the swap is inside. */
-    struct campaign *copy = campaign_new();
-    if (!copy || !campaign_copy(copy, c)) {
-        campaign_free(copy);
+    struct packed *p = pack(c); /* outside the lock; only the swap is inside */
+    if (!p) {
         state_cache_drop(c->id);
         return;
     }
-    struct campaign *old;
     pthread_mutex_lock(&lock);
     struct slot *set = set_of(c->id), *s = find(set, c->id);
     if (!s) { /* an empty slot, else the one used longest ago */
         s = &set[0];
-        for (int w = 0; w < WAYS && s->c; w++)
-            if (!set[w].c || set[w].used < s->used)
+        for (int w = 0; w < WAYS && s->p; w++)
+            if (!set[w].p || set[w].used < s->used)
                 s = &set[w];
     }
-    old = s->c;
+    struct packed *old = s->p;
     held += old == NULL;
     memcpy(s->id, c->id, sizeof s->id);
-    s->c = copy;
+    s->p = p;
     s->used = ++tick;
     pthread_mutex_unlock(&lock);
-    campaign_free(old);
+    packed_free(old);
 }
 
 void state_cache_drop(const char *id)
 {
     if (!nslots)
         return;
-    struct campaign *old = NULL;
+    struct packed *old = NULL;
     pthread_mutex_lock(&lock);
     struct slot *s = find(set_of(id), id);
     if (s) {
-        old = s->c;
-        s->c = NULL;
+        old = s->p;
+        s->p = NULL;
         held--;
     }
     pthread_mutex_unlock(&lock);
-    campaign_free(old);
+    packed_free(old);
 }
 
 void state_cache_note(enum state_use use)
