@@ -197,6 +197,7 @@ PORT=$(free_port)
 # Every campaign rolled on stays held (about 3 KiB each: one battle).
 start_m44d bench "$PORT" --threads 16 --per-ip-limit 256 --state-entries 65536
 READY_MS_AGAIN=$READY_MS
+MAIN_PID=$M44_PID
 state_found() { curl -s "http://127.0.0.1:$1/metrics" | sed -n "s/^m44d_state_writes_total{found=\"$2\"} \([0-9]*\)$/\1/p"; }
 M1=$($LG -c 1 -d "$SECS" -p "$out/rolls-1.txt" "127.0.0.1:$PORT")
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
@@ -209,8 +210,21 @@ roll_targets 10001 "$((10000 + $(field requests "$M16")))" x >"$out/rolls-16-war
 HITS0=$(state_found "$PORT" hit)
 W1=$($LG -c 1 -d "$SECS" -p "$out/rolls-1-warm.txt" "127.0.0.1:$PORT")
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
+# M44_BENCH_PERF=1: where the whole machine's CPU goes during the warm rolls (perf, all CPUs,
+# by command and symbol), into bench/out/perf-warm.txt.
+if [ "${M44_BENCH_PERF:-0}" = 1 ] && command -v perf >/dev/null; then
+  perf record -q -a -o "$out/perf-warm.data" -- sleep "$SECS" 2>/dev/null &
+  PERF_PID=$!
+fi
 W16=$($LG -c 16 -d "$SECS" -p "$out/rolls-16-warm.txt" "127.0.0.1:$PORT")
 P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
+if [ -n "${PERF_PID:-}" ]; then
+  wait "$PERF_PID" || true
+  perf report -q -i "$out/perf-warm.data" --stdio --sort comm,dso --percent-limit 1 >"$out/perf-warm.txt" 2>/dev/null || true
+  perf report -q -i "$out/perf-warm.data" --stdio --comm m44d --sort sym --percent-limit 0.7 >>"$out/perf-warm.txt" 2>/dev/null || true
+  perf report -q -i "$out/perf-warm.data" --stdio --comm postgres --sort sym --percent-limit 0.7 >>"$out/perf-warm.txt" 2>/dev/null || true
+  rm -f "$out/perf-warm.data"
+fi
 HITS1=$(state_found "$PORT" hit)
 cpu_row "m44d: POST .../reserve-roll, warm" "$P0" "$P1" "$T0" "$T1" "$(field ok "$W16")"
 row "pgbench: UPDATE + INSERT in one transaction" 1 "$(field rps "$PG1")" "$(field p50_ms "$PG1")" "$(field p99_ms "$PG1")" "baseline"
@@ -229,6 +243,7 @@ C16=$($LG -c 16 -d "$SECS" -s "$out/cycle-16.txt" "127.0.0.1:$CPORT")
 P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
 CYCLE_FOUND="hit $(state_found "$CPORT" hit), miss $(state_found "$CPORT" miss), stale $(state_found "$CPORT" stale)"
 kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
+M44_PID=$MAIN_PID
 cpu_row "m44d: battle cycle, per action" "$P0" "$P1" "$T0" "$T1" "$(field ok "$C16")"
 row "m44d: battle cycle (8 actions a battle), actions" 16 "$(field rps "$C16")" "$(field p50_ms "$C16")" "$(field p99_ms "$C16")" "$(ratio "$(field rps "$C16")" "$(field rps "$PG16")") × pgbench"
 
@@ -259,6 +274,24 @@ done
 chmod a+r "$out"/reserve-roll-*.sql
 pgbench_cpu "pgbench: the roll's INSERT with its event-log line, alone" 16 reserve-roll-roll.sql -M prepared >/dev/null
 pgbench_cpu "pgbench: the campaign's version bump, alone" 16 reserve-roll-save.sql -M prepared >/dev/null
+
+echo "== what the announcement of a change costs (NOTIFY m44d_versions, off for these rows only)" >&2
+# PostgreSQL serializes the commits of transactions that NOTIFY, each holding the queue's lock
+# until its commit is flushed. With the trigger off, the same writes, and m44d's warm rolls on
+# campaigns 40001.. (warmed by an unmeasured pass of the Allies' rolls).
+psqlq -d bench -c "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"
+pgbench_cpu "pgbench: only the writes, no announcement" 16 reserve-roll-writes.sql -M prepared >"$out/pgq.txt"
+PGQ=$(cat "$out/pgq.txt")
+row "pgbench: only the writes of m44d's reserve roll, no announcement" 16 "$(field rps "$PGQ")" "$(field p50_ms "$PGQ")" "$(field p99_ms "$PGQ")" "$(ratio "$(field rps "$PGQ")" "$(field rps "$PG16")") × pgbench"
+roll_targets 40001 "$N" a >"$out/rolls-quiet-cold.txt"
+QC=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-cold.txt" "127.0.0.1:$PORT")
+roll_targets 40001 "$((40000 + $(field requests "$QC")))" x >"$out/rolls-quiet-warm.txt"
+P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
+QW=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-warm.txt" "127.0.0.1:$PORT")
+P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
+cpu_row "m44d: POST .../reserve-roll, warm, no announcement" "$P0" "$P1" "$T0" "$T1" "$(field ok "$QW")"
+row "m44d: POST .../reserve-roll, warm, no announcement" 16 "$(field rps "$QW")" "$(field p50_ms "$QW")" "$(field p99_ms "$QW")" "$(ratio "$(field rps "$QW")" "$(field rps "$PG16")") × pgbench"
+psqlq -d bench -c "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"
 
 echo "== GET: bare libmicrohttpd + libpq against m44d" >&2
 # From a settled database: the writes above leave work for autovacuum and the checkpointer,

@@ -123,6 +123,13 @@ static struct packed *pack(const struct campaign *c)
     return p;
 }
 
+static long long packed_version(const struct packed *p)
+{
+    long long v;
+    memcpy(&v, p->bytes + offsetof(struct campaign, version), sizeof v);
+    return v;
+}
+
 /* c (emptied first) becomes a copy of the packed campaign that shares nothing with it. */
 static bool unpack(const struct packed *p, struct campaign *c)
 {
@@ -214,6 +221,12 @@ void state_cache_put(const struct campaign *c)
         for (int w = 0; w < WAYS && s->p; w++)
             if (!set[w].p || set[w].used < s->used)
                 s = &set[w];
+    }
+    if (s->p && strcmp(s->id, c->id) == 0 && packed_version(s->p) > c->version) {
+        /* A later write's state got here first (two writes' puts crossed): keep it. */
+        pthread_mutex_unlock(&lock);
+        packed_free(p);
+        return;
     }
     struct packed *old = s->p;
     held += old == NULL;

@@ -99,9 +99,9 @@ static const struct option_spec options[] = {
      "seconds a response is kept for a repeat with the same Idempotency-Key (then deleted)"},
     {"cache-entries", "M44_CACHE_ENTRIES", OPT_INT, "4096", 0, 1000000, NULL, FIELD(cache_entries),
      "rendered campaign standings kept in memory, a few KiB each (0: none)"},
-    {"state-entries", "M44_STATE_ENTRIES", OPT_INT, "256", 0, 1000000, NULL, FIELD(state_entries),
-     "campaigns kept in memory between writes, so that a write need not read its campaign again, "
-     "about 80 KiB each (0: none, every write reads it)"},
+    {"state-entries", "M44_STATE_ENTRIES", OPT_INT, "1024", 0, 1000000, NULL, FIELD(state_entries),
+     "campaigns kept in memory between writes, so that a write need not read its campaign again: "
+     "about 2 KiB and 1 KiB a battle each (0: none, every write reads it)"},
     {"check-state", "M44_CHECK_STATE", OPT_ENUM, "off", 0, 0, "off|on", FIELD(check_state),
      "on: every write reads its campaign back before it commits and fails if the campaign kept in "
      "memory differs (for tests; it costs a read per write)"},
