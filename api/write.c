@@ -202,11 +202,13 @@ static enum db_tx check_state(struct db *db, struct write_ctx *w)
     struct campaign *loaded = campaign_new();
     struct cerr e;
     char why[300] = "out of memory";
-    bool same = loaded && campaign_load(db, w->c->id, false, loaded, &e) == C_OK &&
-                campaign_same(w->c, loaded, why, sizeof why);
+    enum cres rc = loaded ? campaign_load(db, w->c->id, false, loaded, &e) : C_DBERR;
+    bool same = rc == C_OK && campaign_same(w->c, loaded, why, sizeof why);
     campaign_free(loaded);
     if (same)
         return DB_TX_OK;
+    if (loaded && rc != C_OK)
+        return DB_TX_ERROR; /* the load failed (the version check, sent with it, may have) */
     log_msg(LOG_ERROR, "state", "%s %s: the campaign in memory is not the one stored: %s",
             w->r->method, w->r->route ? w->r->route->pattern : w->r->path, why);
     return DB_TX_ERROR;

@@ -118,6 +118,8 @@ struct held {
     char state[12]; /* "held", "used", "removed" */
 };
 
+/* A new pointer member must be owned and copied in campaign_own (campaign/state.c) and kept by
+ * pack, unpack and packed_free (campaign/state_cache.c), which copy the struct as bytes. */
 struct campaign {
     char id[CAMPAIGN_ID_LEN + 1];
     char name[NAME_MAX_BYTES + 1];

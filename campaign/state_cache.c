@@ -53,6 +53,10 @@ _Static_assert(offsetof(struct campaign, nbattles) < offsetof(struct campaign, b
                    offsetof(struct campaign, nheld) < offsetof(struct campaign, held),
                "each array's count comes before it, after the array before");
 
+_Static_assert(offsetof(struct campaign, version) + sizeof(long long) <=
+                   offsetof(struct campaign, battles),
+               "packed_version reads the version from the first part");
+
 #define NPARTS 9
 struct part {
     size_t at, len;
@@ -88,6 +92,7 @@ static void packed_free(struct packed *p)
         json_decref(p->effect_data[i]);
     json_decref(p->last_detail);
     free(p->webhook_url);
+    sodium_memzero(p->bytes, p->len); /* the seeds' secret bytes */
     free(p);
 }
 

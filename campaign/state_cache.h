@@ -5,7 +5,9 @@
  * that starts from an entry sends m44_campaign_at (migration 0009) as its first statement,
  * which takes the row lock and fails the transaction unless the database is at those versions
  * (another daemon, or a hand-made change, moved it on); the write then runs again from a
- * fresh load. Bounded: the least recently used entry goes first.
+ * fresh load. Every change to a campaign moves its version, or its grand campaign's (what a
+ * grand campaign changes in its campaigns: their keys on a re-issue, its name, its chat): the
+ * grand campaign's version is checked too. Bounded: the least recently used entry goes first.
  */
 #ifndef M44_CAMPAIGN_STATE_CACHE_H
 #define M44_CAMPAIGN_STATE_CACHE_H

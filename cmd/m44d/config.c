@@ -103,8 +103,8 @@ static const struct option_spec options[] = {
      "campaigns kept in memory between writes, so that a write need not read its campaign again: "
      "about 2 KiB and 1 KiB a battle each (0: none, every write reads it)"},
     {"check-state", "M44_CHECK_STATE", OPT_ENUM, "off", 0, 0, "off|on", FIELD(check_state),
-     "on: every write reads its campaign back before it commits and fails if the campaign kept in "
-     "memory differs (for tests; it costs a read per write)"},
+     "on: every write that keeps its campaign in memory reads it back before it commits and fails "
+     "if the two differ (for tests; it costs a read per write)"},
     {"chat-workers", "M44_CHAT_WORKERS", OPT_INT, "4", 1, 32, NULL, FIELD(chat_workers),
      "threads posting to groups' chats at once, each with its own PostgreSQL connection"},
     {"chat-timeout", "M44_CHAT_TIMEOUT", OPT_INT, "10", 1, 120, NULL, FIELD(chat_timeout),
