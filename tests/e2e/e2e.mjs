@@ -541,7 +541,12 @@ try {
   await closePages(['ih-organizer', 'ih-axis', 'ih-allies', 'fop-axis']);
 
   // ---- a forgiving table: corrections, links, live updates, offline, players' words ----
-  const get = async (path, key) => (await fetch(`${BASE}/api/v1${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} })).json();
+  const get = async (path, key) => {
+    const r = await fetch(`${BASE}/api/v1${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
+    const body = await r.json();
+    if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${JSON.stringify(body)}`);
+    return body;
+  };
   const fx = await post('/campaigns', null, { name: 'Forgiving', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
   const fOrg = await newPage(desk, 'f-organizer');
   const fAllies = await newPage(phone, 'f-allies');
