@@ -180,9 +180,9 @@ char *metrics_render(size_t *len)
     struct state_cache_stats sc;
     state_cache_stats(&sc);
     outf(&o,
-         "# HELP m44d_state_writes_total Writes to a campaign, by how they found it: held in "
-         "memory and current (hit), not held (miss), held but moved on by another writer or "
-         "failed otherwise, then loaded again (stale).\n"
+         "# HELP m44d_state_writes_total Writes to a campaign that may start from it as held "
+         "in memory, by how they found it: held and current (hit), not held (miss), held but "
+         "moved on by another writer, then loaded again (stale).\n"
          "# TYPE m44d_state_writes_total counter\n"
          "m44d_state_writes_total{found=\"hit\"} %lu\n"
          "m44d_state_writes_total{found=\"miss\"} %lu\n"

@@ -171,16 +171,16 @@ static enum cres start_from(struct db *db, struct write_ctx *w)
 {
     const char *id = w->r->params[0];
     if (w->held) {
-        /* The attempt that started from the held campaign failed: most likely it had moved on.
-         * This one, and the next write, load it. */
-        state_cache_note(STATE_STALE);
+        /* The attempt that started from the held campaign failed: this one, and the next
+         * write, load it. */
+        if (strcmp(db_last_sqlstate(db), DB_SQLSTATE_MOVED_ON) == 0)
+            state_cache_note(STATE_STALE);
         state_cache_drop(id);
         w->held = false;
-        w->tried_held = true;
     }
-    if (w->op->reloads)
-        return campaign_load(db, id, true, w->c, &w->err);
-    if (!w->tried_held && state_cache_get(id, w->c)) {
+    bool first = !w->first_done;
+    w->first_done = true;
+    if (!w->op->reloads && first && state_cache_get(id, w->c)) {
         char version[24], grand_version[24];
         snprintf(version, sizeof version, "%lld", w->c->version);
         snprintf(grand_version, sizeof grand_version, "%lld", w->c->grand_version);
@@ -189,9 +189,8 @@ static enum cres start_from(struct db *db, struct write_ctx *w)
                    ? C_OK
                    : C_DBERR;
     }
-    if (!w->tried_held)
+    if (!w->op->reloads && first)
         state_cache_note(STATE_MISS);
-    w->tried_held = true;
     return campaign_load(db, id, true, w->c, &w->err);
 }
 

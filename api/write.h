@@ -51,7 +51,7 @@ struct write_ctx {
     /* this attempt started from the campaign held in memory, its versions checked by the
      * first statement (db_campaign_at) */
     bool held;
-    bool tried_held; /* an attempt has started from it, or found none */
+    bool first_done; /* the first attempt has begun (only it may start from the held one) */
     struct grand *g; /* loaded and locked (op->grand) */
     enum role role;
     struct cerr err;

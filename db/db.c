@@ -186,8 +186,11 @@ static PGresult *fail(struct db *db, PGresult *r)
     if (!msg || !*msg)
         msg = PQerrorMessage(db->conn);
     set_error(db, state ? state : (PQstatus(db->conn) != CONNECTION_OK ? "08006" : ""), msg);
-    atomic_fetch_add(&stat_errors, 1);
-    log_msg(LOG_WARN, "db", "statement failed [%s]: %s", db->sqlstate, db->error);
+    bool moved_on = strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0; /* not a failure */
+    if (!moved_on)
+        atomic_fetch_add(&stat_errors, 1);
+    log_msg(moved_on ? LOG_DEBUG : LOG_WARN, "db", "statement failed [%s]: %s", db->sqlstate,
+            db->error);
     PQclear(r);
     return NULL;
 }
@@ -541,9 +544,14 @@ const char *db_last_error(const struct db *db)
     return db->error;
 }
 
+static bool moved_on(const struct db *db)
+{
+    return strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0;
+}
+
 static bool retryable(const struct db *db)
 {
-    return strcmp(db->sqlstate, "40001") == 0 || strcmp(db->sqlstate, "40P01") == 0;
+    return strcmp(db->sqlstate, "40001") == 0 || strcmp(db->sqlstate, "40P01") == 0 || moved_on(db);
 }
 
 bool db_sqlstate_refuses_writes(const char *sqlstate)
@@ -653,8 +661,9 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
 enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx)
 {
     for (int n = 0; n < DB_TX_ATTEMPTS; n++) {
-        if (n > 0) {
-            /* Short, growing pause so contenders do not collide again at once. */
+        if (n > 0 && !moved_on(db)) {
+            /* Short, growing pause so contenders do not collide again at once. (What had moved
+             * on is loaded again at once: nobody is contending.) */
             struct timespec ts = {0, (long)(1000000L * (1L << n) + rand() % 1000000)};
             nanosleep(&ts, NULL);
         }

@@ -72,6 +72,10 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
  */
 void db_prefetch(struct db *db, struct db_statement *st, const char *const *params);
 
+/* The SQLSTATE of m44_campaign_at (migration 0009): what the transaction started from had moved
+ * on. db_transaction runs it again at once; it is not counted or logged as a failure. */
+#define DB_SQLSTATE_MOVED_ON "40M44"
+
 /* Inside db_transaction: sends what was held back (db_defer) now, and waits for it. false: it
  * failed (the error is recorded), and the transaction with it. */
 bool db_flush(struct db *db);
