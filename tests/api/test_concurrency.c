@@ -364,6 +364,20 @@ static void test_state_moved_on(void)
     http_free(r);
     assert_contiguous(&c, 2);
     CU_ASSERT_EQUAL(camp_version(&other, &c), v);
+    /* A refusal the state kept would decide alone, with no read before it: the other daemon
+     * gives the Allies a new key, which the campaign kept here does not know. Only the version
+     * check shows that it moved on; the fresh campaign takes the key and answers for the
+     * battle (already played), never "not a key of this campaign". */
+    r = camp_post(&other, &c, ORGANIZER, "/keys/allies", "{}");
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    struct camp renewed = c;
+    snprintf(renewed.key[ALLIES], sizeof renewed.key[0], "%s", http_str(r, "key"));
+    http_free(r);
+    stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
+    r = camp_post(&api_daemon, &renewed, ALLIES, "/battles/1/reserve-roll", faces);
+    assert_problem(r, 409, "wrong-phase");
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
     daemon_stop(&other, SIGTERM, 10);
 }
 
