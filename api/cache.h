@@ -13,8 +13,18 @@
 void cache_init(long entries);
 void cache_shutdown(void);
 
+struct req;
+
+/* Replies 200 to `r` with the rendering of (id, version), shared with every other request that
+ * gets it (no copy per request); false when there is none. */
+bool cache_reply(struct req *r, const char *id, long long version);
+
 /* A copy of the body for (id, version) into *body (caller frees), or false. */
 bool cache_get(const char *id, long long version, char **body, size_t *len);
-void cache_put(const char *id, long long version, const char *body, size_t len);
+
+/* Keeps a copy of `body` as the rendering of (id, version), sent as application/json with
+ * `headers` (name, value, ..., NULL). */
+void cache_put(const char *id, long long version, const char *body, size_t len,
+               const char *const *headers);
 
 #endif

@@ -70,6 +70,15 @@ const char *req_query(const struct req *r, const char *name);
 bool reply_bytes(struct req *r, int status, const char *content_type, const void *body, size_t len,
                  const char *const *headers /* name, value, ..., NULL */);
 
+/* A reply that many requests can share, with no copy per request (the rendering cache: ten
+ * thousand long polls woken by one write all send the same bytes). `body` is taken and freed
+ * with free() once the last connection has sent it and the caller's reference is dropped
+ * (MHD_destroy_response). NULL when out of memory (body freed). */
+struct MHD_Response *response_owning(char *body, size_t len, const char *content_type,
+                                     const char *const *headers);
+/* Queues `resp` as r's reply; the caller keeps its own reference. */
+bool reply_response(struct req *r, int status, struct MHD_Response *resp);
+
 /* Serialises `json` (reference stolen) compactly, with Content-Type application/json. */
 bool reply_json(struct req *r, int status, json_t *json);
 bool reply_json_headers(struct req *r, int status, json_t *json, const char *const *headers);

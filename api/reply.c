@@ -17,29 +17,63 @@ const char *req_query(const struct req *r, const char *name)
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+static void add_headers(struct MHD_Response *resp, const char *content_type,
+                        const char *const *headers)
+{
+    if (content_type)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    for (const char *const *h = headers; h && h[0]; h += 2)
+        if (h[1])
+            MHD_add_response_header(resp, h[0], h[1]);
+}
+
+static bool queue(struct req *r, int status, struct MHD_Response *resp)
+{
+    enum MHD_Result ok = MHD_queue_response(r->conn, (unsigned)status, resp);
+    r->status = status;
+    return ok == MHD_YES;
+}
+
+static bool first_reply(const struct req *r)
+{
+    if (r->status)
+        log_msg(LOG_ERROR, "http", "second reply to %s %s ignored", r->method, r->path);
+    return !r->status;
+}
+
 bool reply_bytes(struct req *r, int status, const char *content_type, const void *body, size_t len,
                  const char *const *headers)
 {
-    if (r->status) {
-        log_msg(LOG_ERROR, "http", "second reply to %s %s ignored", r->method, r->path);
+    if (!first_reply(r))
         return false;
-    }
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return false;
-    if (content_type)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    add_headers(resp, content_type, headers);
     if (status == 413)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    for (const char *const *h = headers; h && h[0]; h += 2)
-        if (h[1])
-            MHD_add_response_header(resp, h[0], h[1]);
-    enum MHD_Result ok = MHD_queue_response(r->conn, (unsigned)status, resp);
+    bool ok = queue(r, status, resp);
     MHD_destroy_response(resp);
-    r->status = status;
-    return ok == MHD_YES;
+    return ok;
+}
+
+struct MHD_Response *response_owning(char *body, size_t len, const char *content_type,
+                                     const char *const *headers)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+    if (!resp) {
+        free(body);
+        return NULL;
+    }
+    add_headers(resp, content_type, headers);
+    return resp;
+}
+
+bool reply_response(struct req *r, int status, struct MHD_Response *resp)
+{
+    return first_reply(r) && queue(r, status, resp);
 }
 
 bool reply_json_headers(struct req *r, int status, json_t *json, const char *const *headers)

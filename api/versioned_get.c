@@ -94,13 +94,7 @@ static enum answer answer(struct req *r, long long version, long wait)
         reply_empty(r, 304, headers);
         return ANSWERED;
     }
-    char *body;
-    size_t len;
-    if (!cache_get(r->params[0], version, &body, &len))
-        return RENDER;
-    reply_bytes(r, 200, "application/json", body, len, headers);
-    free(body);
-    return ANSWERED;
+    return cache_reply(r, r->params[0], version) ? ANSWERED : RENDER;
 }
 
 bool versioned_get_by_version(struct req *r, long long version)
@@ -149,10 +143,11 @@ void versioned_get(struct req *r, const struct versioned *v)
         free(body);
         return;
     }
-    cache_put(id, at, body, strlen(body));
     char etag[40];
     etag_of(at, etag, sizeof etag);
     const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
-    reply_bytes(r, 200, "application/json", body, strlen(body), headers);
+    cache_put(id, at, body, strlen(body), headers);
+    if (!cache_reply(r, id, at)) /* the cache is off, or a newer version replaced it already */
+        reply_bytes(r, 200, "application/json", body, strlen(body), headers);
     free(body);
 }

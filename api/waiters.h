@@ -1,12 +1,12 @@
 /*
  * Long polls: requests parked until their campaign changes. A write through this process wakes
- * the parked requests of its campaign as it commits (waiters_changed); a thread with its own
- * connection reads the versions of the parked campaigns a few times a second, which catches
- * changes made by other m44d processes sharing the database. Woken requests go back to a
- * database worker, where the handler runs again and replies.
- *
- * (PostgreSQL's NOTIFY would wake other processes at once, but every notifying commit takes a
- * cluster-wide lock until it is flushed, which halved write throughput under load.)
+ * the parked requests of its campaign as it commits (waiters_changed); a change made by another
+ * m44d process sharing the database is announced by PostgreSQL (NOTIFY in the write's
+ * transaction, heard on the listener's own connection: db/listener.h, waiters_heard). While the
+ * listener is not current (its connection lost, or not yet caught up), a thread with its own
+ * connection reads the versions of the parked campaigns a few times a second instead. Woken
+ * requests go back to a database worker, where the handler runs again and replies, most often
+ * with the rendering every viewer of that version shares (api/cache.h).
  */
 #ifndef M44_API_WAITERS_H
 #define M44_API_WAITERS_H

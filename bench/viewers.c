@@ -2,7 +2,8 @@
  * Live viewers: N long polls (GET ?wait=) on one campaign, then one write; how long after the
  * write each viewer has its answer.
  *   viewers N READ_PORT WRITE_PORT CAMPAIGN_ID ETAG ORGANIZER_KEY
- * Connections come from 127.0.0.2, .3, ... (8,000 each at most, for the ephemeral ports). The
+ * Connections come from 127.0.1.2, .3, ... (PER_ADDRESS each: phones behind a few NATs, within
+ * m44d's default --per-ip-limit and --parked-per-client). The
  * write (a new battle) goes to WRITE_PORT: the same daemon, or another one on the same database.
  * Prints: viewers= parked_s= answered= ok= write_ms= p50_ms= p99_ms= max_ms=
  */
@@ -18,6 +19,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PER_ADDRESS 500
 
 static double now_ms(void)
 {
@@ -98,7 +101,8 @@ int main(int argc, char **argv)
     double t_open = now_ms();
     for (int i = 0; i < n; i++) {
         char src[32];
-        snprintf(src, sizeof src, "127.0.%d.%d", 1 + i / 8000 / 250, 2 + (i / 8000) % 250);
+        snprintf(src, sizeof src, "127.0.%d.%d", 1 + i / PER_ADDRESS / 250,
+                 2 + (i / PER_ADDRESS) % 250);
         fds[i] = connect_from(rport, src);
         if (fds[i] < 0 || send(fds[i], req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req)) {
             fprintf(stderr, "viewer %d: %s\n", i, strerror(errno));

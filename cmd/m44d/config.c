@@ -36,9 +36,9 @@ static const struct option_spec options[] = {
      "log line format: text or json"},
     {"timeout", "M44_TIMEOUT", OPT_INT, "30", 1, 3600, NULL, FIELD(timeout),
      "seconds before an idle or stalled connection is closed"},
-    {"max-connections", "M44_MAX_CONNECTIONS", OPT_INT, "512", 1, 100000, NULL,
+    {"max-connections", "M44_MAX_CONNECTIONS", OPT_INT, "12000", 1, 100000, NULL,
      FIELD(max_connections), "most connections open at once"},
-    {"per-ip-limit", "M44_PER_IP_LIMIT", OPT_INT, "64", 1, 100000, NULL, FIELD(per_ip_limit),
+    {"per-ip-limit", "M44_PER_IP_LIMIT", OPT_INT, "1024", 1, 100000, NULL, FIELD(per_ip_limit),
      "most connections open at once from one address (an IPv6 /64; a --trust-proxy proxy "
      "excepted)"},
     {"trust-proxy", "M44_TRUST_PROXY", OPT_STRING, "", 0, 0, NULL, FIELD(trust_proxy),
@@ -67,17 +67,20 @@ static const struct option_spec options[] = {
      FIELD(burst_create_site),
      "creations, imports and exports all clients of one IPv6 /48 may make at once before "
      "--rate-create-site applies"},
-    {"max-parked", "M44_MAX_PARKED", OPT_INT, "384", 1, 1000000, NULL, FIELD(max_parked),
+    {"max-parked", "M44_MAX_PARKED", OPT_INT, "10000", 1, 1000000, NULL, FIELD(max_parked),
      "long polls (?wait=) waiting at once; more get 429 at once"},
-    {"parked-per-client", "M44_PARKED_PER_CLIENT", OPT_INT, "32", 1, 1000000, NULL,
+    {"parked-per-client", "M44_PARKED_PER_CLIENT", OPT_INT, "512", 1, 1000000, NULL,
      FIELD(parked_per_client), "long polls one client may have waiting at once; more get 429"},
     {"heavy-workers", "M44_HEAVY_WORKERS", OPT_INT, "1", 1, 64, NULL, FIELD(heavy_workers),
      "database workers for exports and imports (apart from --threads, so these never hold up "
      "play)"},
     {"heavy-queue", "M44_HEAVY_QUEUE", OPT_INT, "8", 0, 100000, NULL, FIELD(heavy_queue),
      "exports and imports that may wait for a --heavy-workers worker; more get 503 at once"},
-    {"conn-memory", "M44_CONN_MEMORY", OPT_SIZE, "64k", 8192, 16L << 20, NULL, FIELD(conn_memory),
-     "memory for headers and buffers per connection (suffix k or M)"},
+    {"conn-memory", "M44_CONN_MEMORY", OPT_SIZE, "6k", 4096, 16L << 20, NULL, FIELD(conn_memory),
+     "memory per connection for its request head and buffers (suffix k or M): every open "
+     "connection "
+     "holds all of it, so it bounds the memory of many viewers; 6k takes request heads of about "
+     "5 KB, five times what a browser sends"},
     {"db-wait", "M44_DB_WAIT", OPT_INT, "30", 0, 3600, NULL, FIELD(db_wait),
      "seconds to keep retrying the database at start"},
     {"shutdown-timeout", "M44_SHUTDOWN_TIMEOUT", OPT_INT, "10", 0, 3600, NULL,

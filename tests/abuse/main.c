@@ -845,7 +845,8 @@ static void test_malformed(void)
     struct setup s;
     CU_ASSERT_FATAL(start(&s, "abuse_malformed", NULL));
     char args[8000] = "GET /healthz?";
-    for (int i = 0; i < 1200 && strlen(args) < sizeof args - 16; i++)
+    /* More than m44d's 32 (a head small enough for --conn-memory: this is m44d's rule). */
+    for (int i = 0; i < 40 && strlen(args) < sizeof args - 16; i++)
         snprintf(args + strlen(args), sizeof args - strlen(args), "%sa%d", i ? "&" : "", i);
     strcat(args, " HTTP/1.1\r\nHost: x\r\n\r\n");
     char big_header[80000];
@@ -871,7 +872,7 @@ static void test_malformed(void)
          "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
          "Content-Length: 7\r\n\r\n{}",
          400},
-        {"1200 query arguments", args, 400},
+        {"40 query arguments", args, 400},
         /* libmicrohttpd answers this one itself, before m44d sees the request. */
         {"malformed Content-Length",
          "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Length: "

@@ -19,12 +19,12 @@ static bool has(const char *id, long long version, const char *want)
 static void test_hit_only_for_same_version(void)
 {
     cache_init(16);
-    cache_put("a", 3, "three", 5);
+    cache_put("a", 3, "three", 5, NULL);
     CU_ASSERT(has("a", 3, "three"));
     CU_ASSERT_FALSE(has("a", 2, "three"));
     CU_ASSERT_FALSE(has("b", 3, "three"));
     /* A newer version replaces the older one in place. */
-    cache_put("a", 4, "four", 4);
+    cache_put("a", 4, "four", 4, NULL);
     CU_ASSERT(has("a", 4, "four"));
     CU_ASSERT_FALSE(has("a", 3, "three"));
     cache_shutdown();
@@ -33,7 +33,7 @@ static void test_hit_only_for_same_version(void)
 static void test_off_when_zero(void)
 {
     cache_init(0);
-    cache_put("a", 1, "x", 1);
+    cache_put("a", 1, "x", 1, NULL);
     CU_ASSERT_FALSE(has("a", 1, "x"));
     cache_shutdown();
 }
@@ -45,14 +45,14 @@ static void test_evicts_least_recently_used(void)
     char id[16];
     for (int i = 0; i < 8; i++) {
         snprintf(id, sizeof id, "c%d", i);
-        cache_put(id, 1, id, strlen(id));
+        cache_put(id, 1, id, strlen(id), NULL);
     }
     for (int i = 0; i < 8; i++) {
         snprintf(id, sizeof id, "c%d", i);
         CU_ASSERT(has(id, 1, id));
     }
     CU_ASSERT(has("c0", 1, "c0")); /* c1 is now the least recently used */
-    cache_put("c8", 1, "c8", 2);
+    cache_put("c8", 1, "c8", 2, NULL);
     CU_ASSERT(has("c8", 1, "c8"));
     CU_ASSERT(has("c0", 1, "c0"));
     CU_ASSERT_FALSE(has("c1", 1, "c1"));
@@ -72,7 +72,7 @@ static void test_holds_as_many_as_configured(void)
     int kept = 0;
     for (int i = 0; i < 32; i++) {
         snprintf(id, sizeof id, "id-%d", i);
-        cache_put(id, 7, id, strlen(id));
+        cache_put(id, 7, id, strlen(id), NULL);
     }
     for (int i = 0; i < 32; i++) {
         snprintf(id, sizeof id, "id-%d", i);
