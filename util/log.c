@@ -1,11 +1,13 @@
 #include "util/log.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static enum log_format log_format = LOG_TEXT;
 static enum log_level log_min = LOG_INFO;
@@ -22,21 +24,38 @@ void log_set_level(enum log_level level)
     log_min = level;
 }
 
+/* The time to the millisecond. The date and time to the second is formatted once a second per
+ * thread: gmtime_r takes glibc's time-zone lock, which every request's log line would contend
+ * for. */
 static void timestamp(char *out, size_t n)
 {
+    static _Thread_local time_t cached_sec = -1;
+    static _Thread_local char cached[32];
     struct timespec ts;
-    struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    size_t len = strftime(out, n, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + len, n - len, ".%03ldZ", ts.tv_nsec / 1000000);
+    if (ts.tv_sec != cached_sec) {
+        struct tm tm;
+        gmtime_r(&ts.tv_sec, &tm);
+        if (!strftime(cached, sizeof cached, "%Y-%m-%dT%H:%M:%S", &tm))
+            cached[0] = '\0';
+        cached_sec = ts.tv_sec;
+    }
+    snprintf(out, n, "%s.%03ldZ", cached, ts.tv_nsec / 1000000);
 }
 
-/* Writes a whole line with one stdio call so concurrent lines never interleave. */
+/* Writes a whole line with one write(2), so that concurrent lines never interleave and no
+ * stdio lock is taken. */
 static void emit(const char *line)
 {
-    fputs(line, stderr);
-    fflush(stderr);
+    size_t len = strlen(line), done = 0;
+    while (done < len) {
+        ssize_t w = write(STDERR_FILENO, line + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        done += (size_t)w;
+    }
 }
 
 static void emit_json(json_t *obj)
