@@ -15,21 +15,7 @@ cmd=${1:-}; dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pg.sh start|stop|url|host|destroy DIR [--fast]" >&2; exit 2; }
 fast=0; [ "${3:-}" = "--fast" ] && fast=1
 
-pgbin=""
-for d in /usr/lib/postgresql/15/bin $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -rV); do
-  [ -x "$d/initdb" ] && { pgbin=$d; break; }
-done
-[ -n "$pgbin" ] || { echo "pg.sh: PostgreSQL server not installed (run scripts/deps.sh as root)" >&2; exit 1; }
-
-user=$(id -un)
-as_owner() { "$@"; }
-if [ "$(id -u)" -eq 0 ]; then
-  user=m44
-  if ! id -u m44 >/dev/null 2>&1; then
-    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin m44
-  fi
-  as_owner() { runuser -u m44 -- "$@"; }
-fi
+. "$(dirname "$0")/pg-common.sh"
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd -P)
