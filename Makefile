@@ -61,7 +61,7 @@ OPENAPI    := api/openapi.json
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all run stop test test-faults test-fresh deploy-rehearsal mutants valgrind bench bench-bins lint deps clean tests fuzz fuzz-bins replays
+.PHONY: all run stop test test-faults test-fresh deploy-rehearsal mutants valgrind bench bench-bins cluster test-cluster lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -181,6 +181,20 @@ $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	@$(CC) $(CPPFLAGS_ALL) $(WARN) -O2 -o $@ $< $(LIBS)
+
+# m44d scaled out on loopback: PostgreSQL primary + synchronous streaming standby, three
+# daemons, nginx (docs/SCALING.md). `scripts/cluster.sh status|down|destroy` for the rest.
+cluster:
+	@scripts/deps.sh cluster
+	@$(MAKE) --no-print-directory all
+	@scripts/cluster.sh up
+
+# The failover drill on that cluster: a daemon and the primary killed under writes with
+# Idempotency-Keys, the standby promoted; none lost, none duplicated (about 30 s).
+test-cluster:
+	@scripts/deps.sh cluster
+	@$(MAKE) --no-print-directory all
+	@tests/cluster/drill.sh
 
 bench:
 	@scripts/deps.sh bench

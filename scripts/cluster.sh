@@ -87,7 +87,7 @@ make_standby() {
   [ -f "$standby/PG_VERSION" ] && return 0
   psql_at "$primary_port" "SELECT 1 FROM pg_replication_slots WHERE slot_name = '$slot'" | grep -q 1 ||
     psql_at "$primary_port" "SELECT pg_create_physical_replication_slot('$slot')" >/dev/null
-  as_owner "$pgbin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U m44 -D "$standby" -X stream \
+  as_owner "$pgbin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U m44 -D "$standby" -X stream -c fast \
     -S "$slot" -R -d "application_name=$slot" >/dev/null
   {
     echo "port = $standby_port"
@@ -169,7 +169,7 @@ case "$cmd" in
   up)
     [ -x bin/m44d ] || { echo "cluster.sh: bin/m44d is not built (make all)" >&2; exit 1; }
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
-      { echo "cluster.sh: nginx is not installed (scripts/deps.sh cluster)" >&2; exit 1; }
+      { echo "cluster.sh: nginx is not installed (make cluster installs it)" >&2; exit 1; }
     make_primary
     pg_start "$primary"
     psql_at "$primary_port" "SELECT 1 FROM pg_database WHERE datname = 'm44'" | grep -q 1 ||
@@ -188,7 +188,7 @@ case "$cmd" in
     done
     nginx_conf
     if nginx_running; then
-      /usr/sbin/nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -s reload
+      /usr/sbin/nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -s reload 2>/dev/null
     else
       /usr/sbin/nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf"
     fi
@@ -228,7 +228,12 @@ case "$cmd" in
     echo "standby promoted: 127.0.0.1:$standby_port is the primary"
     ;;
   down|destroy)
-    if nginx_running; then /usr/sbin/nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -s quit || true; fi
+    if nginx_running; then
+      npid=$(cat "$dir/nginx/nginx.pid")
+      /usr/sbin/nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -s quit 2>/dev/null || true
+      for _ in $(seq 1 100); do kill -0 "$npid" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$npid" 2>/dev/null || true
+    fi
     for i in $(seq 1 "$ndaemons"); do
       if daemon_running "$i"; then
         pid=$(cat "$dir/m44d-$i.pid")

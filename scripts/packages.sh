@@ -60,6 +60,7 @@ declare -A PROFILE=(
   [mutants]="$TEST_PACKAGES patch valgrind"
   [lint]="clang-format cppcheck git"
   [rehearsal]="debootstrap systemd-container util-linux openssl curl git procps"
+  [cluster]="$RUN_PACKAGES curl procps nginx"
 )
 
 # profile -> the source directories whose #include <...> its builds compile, and the compiler
@@ -74,5 +75,6 @@ declare -A PROFILE_SOURCES=(
   [mutants]="util db rules campaign api cmd tools tests"
   [lint]=""
   [rehearsal]=""
+  [cluster]="util db rules campaign api cmd tools"
 )
 declare -A PROFILE_CC=([fuzz]=clang)
