@@ -78,9 +78,8 @@ static const struct option_spec options[] = {
      "exports and imports that may wait for a --heavy-workers worker; more get 503 at once"},
     {"conn-memory", "M44_CONN_MEMORY", OPT_SIZE, "6k", 4096, 16L << 20, NULL, FIELD(conn_memory),
      "memory per connection for its request head and buffers (suffix k or M): every open "
-     "connection "
-     "holds all of it, so it bounds the memory of many viewers; 6k takes request heads of about "
-     "5 KB, five times what a browser sends"},
+     "connection holds all of it, so it bounds the memory of many viewers; 6k takes request "
+     "heads of about 5 KB, five times what a browser sends"},
     {"db-wait", "M44_DB_WAIT", OPT_INT, "30", 0, 3600, NULL, FIELD(db_wait),
      "seconds to keep retrying the database at start"},
     {"shutdown-timeout", "M44_SHUTDOWN_TIMEOUT", OPT_INT, "10", 0, 3600, NULL,
