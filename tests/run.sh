@@ -82,8 +82,14 @@ run_suite() { # mode suite
     done
   else
     # The output is kept, so that the summary can repeat what failed (CI shows the tail).
-    M44_TEST_BIN=$root/$bin "$bdir/test-bin/$suite" 2>&1 | tee "tests/out/logs/$suite-$mode.out" ||
+    local st=0
+    M44_TEST_BIN=$root/$bin "$bdir/test-bin/$suite" 2>&1 | tee "tests/out/logs/$suite-$mode.out" || st=${PIPESTATUS[0]}
+    if [ "$st" -ne 0 ]; then
       failed+=("$suite/$mode")
+      # A test program killed by a signal prints no summary: say so.
+      [ "$st" -gt 128 ] && echo "$suite ($mode): the test program was killed by signal $((st - 128))" |
+        tee -a "tests/out/logs/$suite-$mode.out"
+    fi
   fi
 }
 
