@@ -30,9 +30,10 @@ static void add_headers(struct MHD_Response *resp, const char *content_type,
 
 static bool queue(struct req *r, int status, struct MHD_Response *resp)
 {
-    enum MHD_Result ok = MHD_queue_response(r->conn, (unsigned)status, resp);
+    if (MHD_queue_response(r->conn, (unsigned)status, resp) != MHD_YES)
+        return false; /* not replied: the caller may still reply otherwise */
     r->status = status;
-    return ok == MHD_YES;
+    return true;
 }
 
 static bool first_reply(const struct req *r)

@@ -147,7 +147,13 @@ $servers        keepalive 32;
 EOF
 }
 
-daemon_running() { [ -f "$dir/m44d-$1.pid" ] && kill -0 "$(cat "$dir/m44d-$1.pid")" 2>/dev/null; }
+# A pid file is believed only if its process is still the program it names (a pid file left by
+# a machine that restarted may name anything).
+alive_as() { # pidfile program
+  local pid
+  [ -f "$1" ] && pid=$(cat "$1") && [ -n "$pid" ] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$2"
+}
+daemon_running() { alive_as "$dir/m44d-$1.pid" m44d; }
 start_daemon() {
   daemon_running "$1" && return 0
   # The cluster is one group's load on loopback: nginx is the only client, trusted as a proxy.
@@ -163,13 +169,34 @@ wait_ready() {
   done
   return 1
 }
-nginx_running() { [ -f "$dir/nginx/nginx.pid" ] && kill -0 "$(cat "$dir/nginx/nginx.pid")" 2>/dev/null; }
+nginx_running() { alive_as "$dir/nginx/nginx.pid" nginx; }
 
 case "$cmd" in
   up)
     [ -x bin/m44d ] || { echo "cluster.sh: bin/m44d is not built (make all)" >&2; exit 1; }
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
       { echo "cluster.sh: nginx is not installed (make cluster installs it)" >&2; exit 1; }
+    # After a failover the standby is the primary: the old one must never start again as a
+    # primary (the daemons would find it first, without the writes made since).
+    if [ -f "$standby/PG_VERSION" ] && [ ! -f "$standby/standby.signal" ]; then
+      echo "cluster.sh: the standby was promoted; the old primary must not start again." >&2
+      echo "  Start over with 'scripts/cluster.sh destroy' then 'up' (or make the old primary a" >&2
+      echo "  standby of the new one: pg_rewind, docs/SCALING.md)." >&2
+      exit 1
+    fi
+    # Ports: each must be free, or held by this cluster's own part.
+    in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+    busy=()
+    pg_running "$primary" || ! in_use "$primary_port" || busy+=("$primary_port")
+    pg_running "$standby" || ! in_use "$standby_port" || busy+=("$standby_port")
+    for i in $(seq 1 "$ndaemons"); do
+      daemon_running "$i" || ! in_use "$(daemon_port "$i")" || busy+=("$(daemon_port "$i")")
+    done
+    nginx_running || ! in_use "$nginx_port" || busy+=("$nginx_port")
+    if [ ${#busy[@]} -gt 0 ]; then
+      echo "cluster.sh: port(s) ${busy[*]} already in use by something else (M44_CLUSTER_PORT moves them)" >&2
+      exit 1
+    fi
     make_primary
     pg_start "$primary"
     psql_at "$primary_port" "SELECT 1 FROM pg_database WHERE datname = 'm44'" | grep -q 1 ||

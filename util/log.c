@@ -48,6 +48,16 @@ static void timestamp(char *out, size_t n)
 static void emit(const char *line)
 {
     size_t len = strlen(line), done = 0;
+    if (len && line[len - 1] != '\n') { /* cut short by its buffer: still one line */
+        char *whole = malloc(len + 2);
+        if (whole) {
+            memcpy(whole, line, len);
+            memcpy(whole + len, "\n", 2);
+            emit(whole);
+            free(whole);
+            return;
+        }
+    }
     while (done < len) {
         ssize_t w = write(STDERR_FILENO, line + done, len - done);
         if (w < 0 && errno == EINTR)
@@ -97,27 +107,35 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
     emit(line);
 }
 
+/* `in`, cut to fit `out`, with control characters as '?'. */
+static void clean(const char *in, char *out, size_t n)
+{
+    size_t i = 0;
+    for (; i < n - 1 && in[i]; i++)
+        out[i] = ((unsigned char)in[i] < 0x20 || in[i] == 0x7f) ? '?' : in[i];
+    out[i] = '\0';
+}
+
 void log_request(const char *client, const char *method, const char *path, const char *route,
                  int status, double duration_ms)
 {
     if (LOG_INFO < log_min)
         return;
+    /* The method and the path are client input, cut to a bounded line; control characters
+     * would forge log lines. */
+    char safe[301], verb[17];
+    clean(path, safe, sizeof safe);
+    clean(method, verb, sizeof verb);
     char ts[40];
     timestamp(ts, sizeof ts);
     if (log_format == LOG_JSON) {
         emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f}", "ts", ts, "level",
-                            "info", "component", "http", "client", client, "method", method, "path",
-                            path, "route", route, "status", status, "duration_ms", duration_ms));
+                            "info", "component", "http", "client", client, "method", verb, "path",
+                            safe, "route", route, "status", status, "duration_ms", duration_ms));
         return;
     }
-    /* The path is client input: control characters would forge log lines. */
-    char safe[301];
-    size_t i = 0;
-    for (; i < sizeof safe - 1 && path[i]; i++)
-        safe[i] = ((unsigned char)path[i] < 0x20 || path[i] == 0x7f) ? '?' : path[i];
-    safe[i] = '\0';
     char line[1200];
     snprintf(line, sizeof line, "%s info  http: %s %s %s %d %.3fms\n", ts, *client ? client : "-",
-             method, safe, status, duration_ms);
+             verb, safe, status, duration_ms);
     emit(line);
 }
