@@ -188,6 +188,7 @@ static unsigned long shed_idle(const struct timespec *now)
             continue;
         cut(idle[i]);
         done++;
+        atomic_fetch_add(&idle_cuts, 1); /* before the lock is let go, as head_cuts */
     }
     free(idle);
     return done;
@@ -209,18 +210,19 @@ static void *deadline_loop(void *arg)
                 continue;
             cut(c);
             late++;
+            /* Counted before the lock is let go: a client that sees its connection closed and
+             * reads /metrics at once finds it counted. */
+            atomic_fetch_add(&head_cuts, 1);
         }
         shed = shed_idle(&now);
         long open_now = nopen;
         pthread_mutex_unlock(&lock);
         if (late) {
-            atomic_fetch_add(&head_cuts, late);
             log_msg(LOG_INFO, "http",
                     "closed %lu connection(s) with no whole request within %u s (--head-timeout)",
                     late, head_timeout);
         }
         if (shed) {
-            atomic_fetch_add(&idle_cuts, shed);
             log_msg(LOG_INFO, "http",
                     "closed %lu idle connection(s) to keep room for new ones (%ld of "
                     "--max-connections %u open)",
