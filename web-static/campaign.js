@@ -80,9 +80,10 @@ async function loadDetails(st, c) {
 
 // A standing and everything read after it, taken as one: only when all of it is in, and only if
 // it is not older than what the page shows (the live loop and a page's own re-read may cross).
-// Returns whether it was taken.
-function commit(st, r, details) {
-  if (st.c && r.data.version < st.c.version) return false;
+// The live loop's news of the version already shown is not taken again: drawing the page anew
+// would close what a player has open on it (a confirmation, say). Returns whether it was taken.
+function commit(st, r, details, again = false) {
+  if (st.c && (r.data.version < st.c.version || (r.data.version === st.c.version && !again))) return false;
   st.c = r.data;
   st.battle = details.battle;
   st.rolls = details.rolls;
@@ -98,7 +99,7 @@ function commit(st, r, details) {
 async function reload(st, full) {
   const r = await api('GET', `/campaigns/${st.id}`, { etag: full ? undefined : st.etag });
   if (r.status === 304) return;
-  commit(st, r, await loadDetails(st, r.data));
+  commit(st, r, await loadDetails(st, r.data), true);
 }
 
 function setStatus(st, status) {
