@@ -1,16 +1,12 @@
 #include "api/cache.h"
 
 #include "api/http.h"
+#include "util/ways.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Eight-way set associative: an id may sit in any of the eight slots of its set, and a new
- * entry replaces the one used longest ago, so a few hot campaigns whose ids collide do not
- * evict one another. */
-#define WAYS 8
 
 struct slot {
     char id[40];
@@ -24,16 +20,16 @@ struct slot {
 };
 
 static struct slot *slots;
-static unsigned long nslots, nsets, tick;
+static struct ways geometry;
+static unsigned long nslots, tick;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void cache_init(long entries)
 {
-    nsets = entries > 0 ? ((unsigned long)entries + WAYS - 1) / WAYS : 0;
-    nslots = nsets * WAYS;
+    nslots = ways_init(&geometry, entries);
     slots = nslots ? calloc(nslots, sizeof *slots) : NULL;
     if (!slots)
-        nslots = nsets = 0;
+        nslots = 0;
 }
 
 void cache_shutdown(void)
@@ -43,15 +39,12 @@ void cache_shutdown(void)
             MHD_destroy_response(slots[i].resp);
     free(slots);
     slots = NULL;
-    nslots = nsets = 0;
+    nslots = 0;
 }
 
 static struct slot *set_of(const char *id)
 {
-    unsigned h = 2166136261u;
-    for (const char *p = id; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    return &slots[(h % nsets) * WAYS];
+    return &slots[ways_set(&geometry, id)];
 }
 
 /* The slot of (id, version), or NULL; under the lock. */

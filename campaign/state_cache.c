@@ -1,5 +1,7 @@
 #include "campaign/state_cache.h"
 
+#include "util/ways.h"
+
 #include <pthread.h>
 #include <sodium.h>
 #include <stdatomic.h>
@@ -7,11 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Eight-way set associative, as the rendering cache (api/cache.c): an id may sit in any of the
- * eight slots of its set, and a new entry replaces the one used longest ago. The set is chosen
- * by a keyed hash (SipHash, a random key at start): imported campaigns choose their ids, and
- * must not be able to crowd one set. */
-#define WAYS 8
+/* The table's shape: util/ways.h (eight ways, a keyed hash). */
 
 /* A campaign held: its struct without the unused ends of its arrays (a campaign of ten battles
  * takes about 12 KiB, not the struct's 77), and what its pointers lead to. */
@@ -32,9 +30,9 @@ struct slot {
 };
 
 static struct slot *slots;
-static unsigned long nslots, nsets, tick, held;
+static struct ways geometry;
+static unsigned long nslots, tick, held;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned char hash_key[crypto_shorthash_KEYBYTES];
 static atomic_ulong uses[STATE_USES];
 
 /* ---- packing ---- */
@@ -162,12 +160,10 @@ static bool unpack(const struct packed *p, struct campaign *c)
 
 void state_cache_init(long entries)
 {
-    nsets = entries > 0 ? ((unsigned long)entries + WAYS - 1) / WAYS : 0;
-    nslots = nsets * WAYS;
+    nslots = ways_init(&geometry, entries);
     slots = nslots ? calloc(nslots, sizeof *slots) : NULL;
     if (!slots)
-        nslots = nsets = 0;
-    randombytes_buf(hash_key, sizeof hash_key);
+        nslots = 0;
 }
 
 void state_cache_shutdown(void)
@@ -176,14 +172,12 @@ void state_cache_shutdown(void)
         packed_free(slots[i].p);
     free(slots);
     slots = NULL;
-    nslots = nsets = held = 0;
+    nslots = held = 0;
 }
 
 static struct slot *set_of(const char *id)
 {
-    uint64_t h;
-    crypto_shorthash((unsigned char *)&h, (const unsigned char *)id, strlen(id), hash_key);
-    return &slots[(h % nsets) * WAYS];
+    return &slots[ways_set(&geometry, id)];
 }
 
 /* The slot holding `id` in its set, or NULL. Under the lock. */

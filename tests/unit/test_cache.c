@@ -64,21 +64,23 @@ static void test_evicts_least_recently_used(void)
 }
 
 /* Many ids in a cache large enough for them all: every one stays (no thrash on collisions
- * within a set as long as the set has room). */
+ * within a set as long as the set has room). The key of the hash is drawn at random: 16 ids
+ * overflow one of 16 sets of 8 far less than once in 100,000 runs, while a table that kept one
+ * entry per set would lose one in most runs. */
 static void test_holds_as_many_as_configured(void)
 {
     cache_init(128);
     char id[16];
     int kept = 0;
-    for (int i = 0; i < 32; i++) {
+    for (int i = 0; i < 16; i++) {
         snprintf(id, sizeof id, "id-%d", i);
         cache_put(id, 7, id, strlen(id), NULL);
     }
-    for (int i = 0; i < 32; i++) {
+    for (int i = 0; i < 16; i++) {
         snprintf(id, sizeof id, "id-%d", i);
         kept += has(id, 7, id);
     }
-    CU_ASSERT_EQUAL(kept, 32); /* 16 sets of 8 (direct-mapped, 128 would likely lose some) */
+    CU_ASSERT_EQUAL(kept, 16);
     cache_shutdown();
 }
 
