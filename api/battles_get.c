@@ -23,5 +23,5 @@ void handle_battles_get(struct req *r)
 {
     int n = path_battle(r, r->params[1]);
     if (n > 0)
-        read_campaign(r, show, &n);
+        read_campaign_replica(r, show, &n);
 }

@@ -21,6 +21,8 @@ static enum cres render_tx(struct db *db, struct req *r, struct campaign *c, str
 {
     (void)r, (void)err;
     struct render *out = arg;
+    free(out->body); /* a transaction run again (or on the primary after the standby) renders again */
+    out->body = NULL;
     json_t *j = view_campaign(db, c);
     if (!j)
         return C_DBERR;
@@ -33,7 +35,7 @@ static enum cres render_tx(struct db *db, struct req *r, struct campaign *c, str
 static bool render(struct req *r, char **body, long long *version)
 {
     struct render out = {NULL, 0};
-    read_campaign(r, render_tx, &out);
+    read_campaign_replica(r, render_tx, &out);
     *body = out.body;
     *version = out.version;
     return !r->status;

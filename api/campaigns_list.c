@@ -67,7 +67,7 @@ void handle_campaigns_list(struct req *r)
         return;
     }
     x.cursor = cursor;
-    enum db_result res = db_transaction(db_thread(), list_tx, &x);
+    enum db_result res = read_anywhere(r, list_tx, &x);
     if (res == DB_OK) {
         reply_json(r, 200, x.out);
     } else {

@@ -1,6 +1,9 @@
 #include "api/common.h"
 
 #include "api/bodies.h"
+#include "api/versioned_get.h"
+#include "db/listener.h"
+#include "db/replica.h"
 
 #include "util/log.h"
 
@@ -21,24 +24,65 @@ bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op)
     return ok;
 }
 
+/* The version a read of `id` from the standby must show at least: the newest this daemon
+ * heard of, or the client shows in If-None-Match, or the request was answered for. */
+static long long must_show(const struct req *r, const char *id)
+{
+    long long need = seen_version(r), heard;
+    if (listener_version(id, &heard) && heard > need)
+        need = heard;
+    return r->read_at_least > need ? r->read_at_least : need;
+}
+
+/*
+ * Runs a read on the standby when the request may be read there and the standby may be read
+ * now (db/replica.h); else, or when the standby did not answer it well (it failed, refused, or
+ * was behind: `*behind`), on the primary. `*on_standby` tells `fn` where it runs.
+ */
+static enum db_result read_somewhere(struct req *r, bool may_lag, db_tx_fn fn, void *x,
+                                     bool *on_standby, const bool *behind)
+{
+    struct db *standby = may_lag ? replica_db() : NULL;
+    if (standby) {
+        *on_standby = true;
+        enum db_result res = db_transaction(standby, fn, x);
+        if (res == DB_OK || r->status) {
+            replica_count(REPLICA_READ);
+            return res;
+        }
+        replica_count(res != DB_ABORTED ? REPLICA_FAILED
+                      : *behind         ? REPLICA_BEHIND
+                                        : REPLICA_REFUSED);
+    }
+    *on_standby = false;
+    return db_transaction(db_thread(), fn, x);
+}
+
 struct read_ctx {
     struct req *r;
     struct campaign *c;
     read_fn fn;
     void *arg;
     struct cerr err;
+    long long need;        /* the version a standby must have */
+    bool standby, behind;
 };
 
 static enum db_tx read_tx(struct db *db, void *arg)
 {
     struct read_ctx *x = arg;
+    x->behind = false;
     enum cres rc = campaign_load(db, x->r->params[0], false, x->c, &x->err);
+    if (rc == C_OK && x->standby && x->c->version < x->need) {
+        x->behind = true;
+        return DB_TX_ABORT;
+    }
     if (rc == C_OK)
         rc = x->fn(db, x->r, x->c, &x->err, x->arg);
     return rc == C_OK ? DB_TX_OK : rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
 }
 
-void read_campaign(struct req *r, read_fn fn, void *arg)
+static void read_campaign_on(struct req *r, read_fn fn, void *arg, bool may_lag)
 {
     if (!check_campaign_id(r))
         return;
@@ -47,7 +91,9 @@ void read_campaign(struct req *r, read_fn fn, void *arg)
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
-    enum db_result res = db_transaction(db_thread(), read_tx, &x);
+    if (may_lag)
+        x.need = must_show(r, r->params[0]);
+    enum db_result res = read_somewhere(r, may_lag, read_tx, &x, &x.standby, &x.behind);
     campaign_free(x.c);
     if (r->status || res == DB_OK)
         return; /* fn replied, or left the reply to the caller */
@@ -57,24 +103,41 @@ void read_campaign(struct req *r, read_fn fn, void *arg)
         reply_db_failure(r, res);
 }
 
+void read_campaign(struct req *r, read_fn fn, void *arg)
+{
+    read_campaign_on(r, fn, arg, false);
+}
+
+void read_campaign_replica(struct req *r, read_fn fn, void *arg)
+{
+    read_campaign_on(r, fn, arg, true);
+}
+
 struct grand_read_ctx {
     struct req *r;
     struct grand g;
     grand_read_fn fn;
     void *arg;
     struct cerr err;
+    long long need;
+    bool standby, behind;
 };
 
 static enum db_tx grand_read_tx(struct db *db, void *arg)
 {
     struct grand_read_ctx *x = arg;
+    x->behind = false;
     enum cres rc = grand_load(db, x->r->params[0], false, &x->g, &x->err);
+    if (rc == C_OK && x->standby && x->g.version < x->need) {
+        x->behind = true;
+        return DB_TX_ABORT;
+    }
     if (rc == C_OK)
         rc = x->fn(db, x->r, &x->g, &x->err, x->arg);
     return rc == C_OK ? DB_TX_OK : rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
 }
 
-void read_grand_campaign(struct req *r, grand_read_fn fn, void *arg)
+static void read_grand_campaign_on(struct req *r, grand_read_fn fn, void *arg, bool may_lag)
 {
     if (!check_campaign_id(r))
         return;
@@ -84,12 +147,30 @@ void read_grand_campaign(struct req *r, grand_read_fn fn, void *arg)
         return;
     }
     *x = (struct grand_read_ctx){.r = r, .fn = fn, .arg = arg};
-    enum db_result res = db_transaction(db_thread(), grand_read_tx, x);
+    if (may_lag)
+        x->need = must_show(r, r->params[0]);
+    enum db_result res = read_somewhere(r, may_lag, grand_read_tx, x, &x->standby, &x->behind);
     if (!r->status && res == DB_ABORTED)
         reply_cerr(r, &x->err);
     else if (!r->status && res != DB_OK)
         reply_db_failure(r, res);
     free(x);
+}
+
+void read_grand_campaign(struct req *r, grand_read_fn fn, void *arg)
+{
+    read_grand_campaign_on(r, fn, arg, false);
+}
+
+void read_grand_campaign_replica(struct req *r, grand_read_fn fn, void *arg)
+{
+    read_grand_campaign_on(r, fn, arg, true);
+}
+
+enum db_result read_anywhere(struct req *r, db_tx_fn fn, void *x)
+{
+    bool on_standby, behind = false;
+    return read_somewhere(r, true, fn, x, &on_standby, &behind);
 }
 
 enum cres refuse_key(struct cerr *err, const char *key, enum role replaced, const char *what)

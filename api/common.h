@@ -22,10 +22,22 @@ typedef enum cres (*read_fn)(struct db *db, struct req *r, struct campaign *c, s
                              void *arg);
 void read_campaign(struct req *r, read_fn fn, void *arg);
 
+/* The same, answered by the standby (--read-database) when it may be read now and holds the
+ * campaign at a version at least as new as this daemon heard of, the client shows in
+ * If-None-Match, or r->read_at_least; else by the primary. For reads that check no key: a key
+ * replaced on the primary would still open the standby's copy until the standby catches up. */
+void read_campaign_replica(struct req *r, read_fn fn, void *arg);
+
 /* The same for grand campaign params[0]. */
 typedef enum cres (*grand_read_fn)(struct db *db, struct req *r, struct grand *g, struct cerr *err,
                                    void *arg);
 void read_grand_campaign(struct req *r, grand_read_fn fn, void *arg);
+void read_grand_campaign_replica(struct req *r, grand_read_fn fn, void *arg);
+
+/* A read transaction of no one campaign (a list), on the standby when it may be read now (its
+ * staleness bounded by --read-max-lag-ms), else on the primary; a standby that fails or refuses
+ * it sends it to the primary. `fn` must start afresh each time it runs. */
+enum db_result read_anywhere(struct req *r, db_tx_fn fn, void *x);
 
 /* 401 for a key that is not one of this campaign's (or grand campaign's, `what`), saying so
  * when it is one a re-issue replaced. */

@@ -23,7 +23,7 @@ static enum cres export_campaign(struct db *db, struct req *r, struct campaign *
 
 void handle_export(struct req *r)
 {
-    read_campaign(r, export_campaign, NULL);
+    read_campaign_replica(r, export_campaign, NULL);
 }
 
 struct import_arg {

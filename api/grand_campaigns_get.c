@@ -36,7 +36,7 @@ static enum cres render_grand(struct db *db, struct req *r, struct grand *g, str
 static bool render(struct req *r, char **body, long long *version)
 {
     struct render out = {NULL, 0};
-    read_grand_campaign(r, render_grand, &out);
+    read_grand_campaign_replica(r, render_grand, &out);
     if (r->status) { /* refused, or the database failed */
         free(out.body);
         return false;

@@ -52,7 +52,7 @@ static enum cres export_grand(struct db *db, struct req *r, struct grand *g, str
 
 void handle_grand_export(struct req *r)
 {
-    read_grand_campaign(r, export_grand, NULL);
+    read_grand_campaign_replica(r, export_grand, NULL);
 }
 
 /* ---- import ---- */

@@ -57,6 +57,8 @@ struct req {
     char park_campaign[40];
     long long park_version;
     bool waited;
+    /* A read answered by the standby must show at least this version (api/common.h). */
+    long long read_at_least;
     struct req *queued_next; /* while in a queue (api/req_queue.h) */
     void *state;
     void (*free_state)(void *state);

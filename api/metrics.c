@@ -10,6 +10,7 @@
 #include "api/server.h"
 #include "db/db.h"
 #include "db/listener.h"
+#include "db/replica.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -192,6 +193,22 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_state_entries gauge\n"
          "m44d_state_entries %lu\n",
          sc.uses[STATE_HIT], sc.uses[STATE_MISS], sc.uses[STATE_STALE], sc.entries);
+    outf(&o, "# HELP m44d_standby_reads_total Reads that the standby (--read-database) could "
+             "answer, by how they went: answered there (standby); sent to the primary because the "
+             "standby was behind more than --read-max-lag-ms or was not a standby (lagging), had "
+             "an older version than the read must show (behind), refused it (refused: the "
+             "primary decides) or failed (failed).\n"
+             "# TYPE m44d_standby_reads_total counter\n");
+    for (int k = 0; k < REPLICA_OUTCOMES; k++)
+        outf(&o, "m44d_standby_reads_total{outcome=\"%s\"} %lu\n",
+             replica_outcome_name((enum replica_outcome)k),
+             replica_outcomes((enum replica_outcome)k));
+    outf(&o,
+         "# HELP m44d_standby_lag_seconds How far behind the primary the standby was at the last "
+         "probe (-1: unknown, or no standby).\n"
+         "# TYPE m44d_standby_lag_seconds gauge\n"
+         "m44d_standby_lag_seconds %.3f\n",
+         replica_lag_seconds());
     outf(&o, "# HELP m44d_long_poll_wakes_total Parked long polls woken, by cause.\n"
              "# TYPE m44d_long_poll_wakes_total counter\n");
     for (int c = 0; c < WAKE_CAUSES; c++)

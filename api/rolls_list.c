@@ -16,7 +16,7 @@ static enum cres rolls(struct db *db, struct req *r, struct campaign *c, struct 
 
 void handle_rolls_list(struct req *r)
 {
-    read_campaign(r, rolls, NULL);
+    read_campaign_replica(r, rolls, NULL);
 }
 
 static enum cres log_view(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
@@ -32,5 +32,5 @@ static enum cres log_view(struct db *db, struct req *r, struct campaign *c, stru
 
 void handle_campaign_log(struct req *r)
 {
-    read_campaign(r, log_view, NULL);
+    read_campaign_replica(r, log_view, NULL);
 }

@@ -10,20 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether If-None-Match names a version above `version`. */
-static bool client_ahead(const struct req *r, long long version)
+long long seen_version(const struct req *r)
 {
+    long long newest = 0;
     const char *h = req_header(r, "If-None-Match");
     for (const char *p = h; p && *p; p++) {
         if (*p != '"')
             continue;
         char *end;
         long long seen = strtoll(p + 1, &end, 10);
-        if (end != p + 1 && *end == '"' && seen > version)
-            return true;
+        if (end != p + 1 && *end == '"' && seen > newest)
+            newest = seen;
         p = *end == '"' ? end : p;
     }
-    return false;
+    return newest;
+}
+
+/* Whether If-None-Match names a version above `version`. */
+static bool client_ahead(const struct req *r, long long version)
+{
+    return seen_version(r) > version;
 }
 
 bool versioned_known(const struct req *r, const char *id, long long *version)
@@ -139,6 +145,7 @@ void versioned_get(struct req *r, const struct versioned *v)
     }
     char *body = NULL;
     long long at = 0;
+    r->read_at_least = version; /* a standby's older rendering would go back in time */
     if (!v->render(r, &body, &at)) {
         free(body);
         return;

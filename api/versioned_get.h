@@ -28,4 +28,7 @@ bool versioned_get_by_version(struct req *r, long long version);
  * another daemon before this one hears of it: then the database is asked). */
 bool versioned_known(const struct req *r, const char *id, long long *version);
 
+/* The newest version the client shows in If-None-Match ("N" or W/"N"); 0 when none. */
+long long seen_version(const struct req *r);
+
 #endif

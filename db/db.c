@@ -30,13 +30,14 @@ struct db {
     char sqlstate[6];
     char error[512];
     bool lost;       /* the previous connection was lost; the next successful one is a reconnect */
+    bool standby;    /* a connection to --read-database (db_thread_standby) */
     struct db *next; /* registry of every connection, for db_shutdown */
 };
 
-static char *db_conninfo;
+static char *db_conninfo, *standby_conninfo;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct db *registry;
-static _Thread_local struct db *thread_db;
+static _Thread_local struct db *thread_db, *thread_standby;
 static atomic_int next_slot = 1;
 static atomic_uint_fast64_t stat_errors, stat_reconnects;
 
@@ -44,6 +45,17 @@ void db_init(const char *conninfo)
 {
     free(db_conninfo);
     db_conninfo = strdup(conninfo);
+}
+
+void db_init_standby(const char *conninfo)
+{
+    free(standby_conninfo);
+    standby_conninfo = conninfo && *conninfo ? strdup(conninfo) : NULL;
+}
+
+bool db_has_standby(void)
+{
+    return standby_conninfo != NULL;
 }
 
 static void db_close(struct db *db, const char *reason)
@@ -67,22 +79,36 @@ void db_shutdown(void)
         free(db);
         db = next;
     }
-    thread_db = NULL;
+    thread_db = thread_standby = NULL;
 }
 
-struct db *db_thread(void)
+static struct db *db_new(bool standby)
 {
-    if (thread_db)
-        return thread_db;
     struct db *db = calloc(1, sizeof *db);
     if (!db)
         abort(); /* out of memory at this size leaves nothing sensible to do */
+    db->standby = standby;
     pthread_mutex_lock(&registry_lock);
     db->next = registry;
     registry = db;
     pthread_mutex_unlock(&registry_lock);
-    thread_db = db;
     return db;
+}
+
+struct db *db_thread(void)
+{
+    if (!thread_db)
+        thread_db = db_new(false);
+    return thread_db;
+}
+
+struct db *db_thread_standby(void)
+{
+    if (!standby_conninfo)
+        return NULL;
+    if (!thread_standby)
+        thread_standby = db_new(true);
+    return thread_standby;
 }
 
 /* Trims libpq's multi-line messages to their first line for the log. */
@@ -105,15 +131,18 @@ static void notice(void *arg, const char *message)
     log_msg(LOG_DEBUG, "db", "server notice: %s", line);
 }
 
-static PGconn *connect_now(void)
+static PGconn *connect_now(const struct db *db)
 {
-    /* Defaults first: a later keyword (from the expanded dbname string) overrides them. */
+    /* Defaults first: a later keyword (from the expanded dbname string) overrides them. A
+     * standby that does not answer is given up sooner: the primary can answer instead. */
     const char *keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", NULL};
-    const char *vals[] = {"5", "m44d", db_conninfo ? db_conninfo : "", "UTF8", NULL};
+    const char *info = db->standby ? standby_conninfo : db_conninfo;
+    const char *vals[] = {db->standby ? "2" : "5", db->standby ? "m44d reader" : "m44d",
+                          info ? info : "", "UTF8", NULL};
     return PQconnectdbParams(keys, vals, 1);
 }
 
-PGconn *db_connect_as(const char *application_name)
+static PGconn *connect_named(const char *conninfo, const char *application_name)
 {
     /* After dbname: this name wins over one in the connection string. Keepalives find a
      * connection whose peer vanished (TCP only; ignored on a unix socket). */
@@ -122,8 +151,18 @@ PGconn *db_connect_as(const char *application_name)
                           "keepalives_idle",  "keepalives_interval",
                           "keepalives_count", NULL};
     const char *vals[] = {
-        "5", db_conninfo ? db_conninfo : "", application_name, "UTF8", "5", "2", "3", NULL};
+        "5", conninfo ? conninfo : "", application_name, "UTF8", "5", "2", "3", NULL};
     return PQconnectdbParams(keys, vals, 1);
+}
+
+PGconn *db_connect_as(const char *application_name)
+{
+    return connect_named(db_conninfo, application_name);
+}
+
+PGconn *db_connect_standby_as(const char *application_name)
+{
+    return connect_named(standby_conninfo, application_name);
 }
 
 bool db_ensure(struct db *db)
@@ -141,7 +180,7 @@ bool db_ensure(struct db *db)
         db->lost = true;
     }
     memset(db->prepared, 0, sizeof db->prepared);
-    PGconn *c = connect_now();
+    PGconn *c = connect_now(db);
     if (PQstatus(c) != CONNECTION_OK) {
         set_error(db, "08006", PQerrorMessage(c));
         PQfinish(c);
@@ -640,7 +679,8 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
         if (was_lost)
             return DB_UNKNOWN; /* COMMIT may have been carried out: the client asks again */
         if (db_sqlstate_refuses_writes(db->sqlstate)) {
-            note_refused();
+            if (!db->standby)
+                note_refused();
             return DB_REFUSED;
         }
         if (!db->sqlstate[0])
@@ -651,7 +691,8 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
     if (r == DB_TX_ABORT)
         return DB_ABORTED;
     if (db_sqlstate_refuses_writes(db->sqlstate)) {
-        note_refused();
+        if (!db->standby) /* a standby refuses every write: that says nothing of the primary */
+            note_refused();
         return DB_REFUSED;
     }
     *retry = retryable(db) || lost(db); /* a lost connection: reconnect and run it again */

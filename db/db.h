@@ -26,6 +26,11 @@ struct db_statement {
 /* Process-wide setup. `conninfo` is a libpq connection string or URI; it is copied. */
 void db_init(const char *conninfo);
 
+/* A hot standby to read from (--read-database; NULL or "": none). Before any thread starts. Whether
+ * it may be read at a given moment is db/replica.h's to say. */
+void db_init_standby(const char *conninfo);
+bool db_has_standby(void);
+
 /* Closes every thread's connection (each close is logged with the reason "shutdown"). */
 void db_shutdown(void);
 
@@ -39,8 +44,15 @@ bool db_wait_ready(int seconds);
  * caller checks PQstatus and PQfinishes it. For a connection that only listens. */
 PGconn *db_connect_as(const char *application_name);
 
+/* The same to the standby (--read-database). */
+PGconn *db_connect_standby_as(const char *application_name);
+
 /* The calling thread's connection object (not necessarily connected). Never NULL. */
 struct db *db_thread(void);
+
+/* The calling thread's connection to the standby; NULL when there is none. Reads only: a
+ * standby refuses writes (DB_REFUSED), which says nothing of the primary's state. */
+struct db *db_thread_standby(void);
 
 /* Connects or reconnects when the connection is missing or bad. false: database unavailable. */
 bool db_ensure(struct db *db);

@@ -13,7 +13,9 @@
 #
 # Environment: M44_CLUSTER_DIR (var/cluster), M44_CLUSTER_PORT (nginx, 8480; the primary
 # listens on +1, the standby on +2, the daemons on +3, +4, +5), M44_CLUSTER_DAEMONS (3),
-# M44_CLUSTER_FAST=1 (no fsync: tests only; data may be lost if the machine crashes).
+# M44_CLUSTER_FAST=1 (no fsync: tests only; data may be lost if the machine crashes),
+# M44_CLUSTER_READS (standby: the daemons read standings, lists, roll logs and exports from the
+# standby while it keeps up, --read-database; primary: every read from the primary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd -P)
@@ -49,6 +51,11 @@ primary="$pgroot/primary"
 standby="$pgroot/standby"
 slot=m44_standby
 url="postgresql://m44@127.0.0.1:$primary_port,127.0.0.1:$standby_port/m44?target_session_attrs=read-write&connect_timeout=2"
+case ${M44_CLUSTER_READS:-standby} in
+  standby) read_url="postgresql://m44@127.0.0.1:$standby_port/m44" ;;
+  primary) read_url="" ;;
+  *) echo "cluster.sh: M44_CLUSTER_READS is standby or primary" >&2; exit 2 ;;
+esac
 
 psql_at() { as_owner "$pgbin/psql" -h 127.0.0.1 -p "$1" -U m44 -d "${3:-postgres}" -tAqc "$2"; }
 pg_running() { [ -f "$1/postmaster.pid" ] && as_owner "$pgbin/pg_ctl" -D "$1" status >/dev/null 2>&1; }
@@ -157,7 +164,7 @@ daemon_running() { alive_as "$dir/m44d-$1.pid" m44d; }
 start_daemon() {
   daemon_running "$1" && return 0
   # The cluster is one group's load on loopback: nginx is the only client, trusted as a proxy.
-  DATABASE_URL="$url" "$root/bin/m44d" --listen "127.0.0.1:$(daemon_port "$1")" \
+  DATABASE_URL="$url" M44_READ_DATABASE_URL="$read_url" "$root/bin/m44d" --listen "127.0.0.1:$(daemon_port "$1")" \
     --trust-proxy 127.0.0.1 ${M44_CLUSTER_DAEMON_ARGS:-} >>"$dir/m44d-$1.log" 2>&1 &
   echo $! >"$dir/m44d-$1.pid"
 }

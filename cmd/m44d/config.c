@@ -26,6 +26,13 @@ static const struct option_spec options[] = {
      "address and port to serve HTTP on (HOST:PORT)"},
     {"database", "DATABASE_URL", OPT_STRING, "", 0, 0, NULL, FIELD(database),
      "PostgreSQL connection string or URI (required)"},
+    {"read-database", "M44_READ_DATABASE_URL", OPT_STRING, "", 0, 0, NULL, FIELD(read_database),
+     "a hot standby of --database to read from (connection string or URI; empty: none): "
+     "standings, lists, roll logs and exports are read there while it is at most "
+     "--read-max-lag-ms behind, and on the primary when a read must show a newer version"},
+    {"read-max-lag-ms", "M44_READ_MAX_LAG_MS", OPT_INT, "1000", 1, 600000, NULL,
+     FIELD(read_max_lag_ms),
+     "how far behind the primary, in milliseconds, --read-database may be and still be read"},
     {"threads", "M44_THREADS", OPT_INT, "4", 1, 256, NULL, FIELD(threads),
      "database workers, each with its own PostgreSQL connection"},
     {"http-threads", "M44_HTTP_THREADS", OPT_INT, "2", 1, 64, NULL, FIELD(http_threads),
@@ -296,9 +303,9 @@ static const char *metavar(const struct option_spec *o)
     case OPT_LISTEN:
         return "HOST:PORT";
     case OPT_STRING:
-        return strcmp(o->flag, "database") == 0      ? "URL"
-               : strcmp(o->flag, "trust-proxy") == 0 ? "ADDRS"
-                                                     : "PATH";
+        if (strcmp(o->flag, "database") == 0 || strcmp(o->flag, "read-database") == 0)
+            return "URL";
+        return strcmp(o->flag, "trust-proxy") == 0 ? "ADDRS" : "PATH";
     case OPT_FLAG:
         break;
     }

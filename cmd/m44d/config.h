@@ -13,6 +13,8 @@ struct config {
     char listen_host[64];
     unsigned listen_port;
     char database[1024];
+    char read_database[1024]; /* a hot standby to read from (db/replica.h) */
+    long read_max_lag_ms;     /* how far behind it may be and still be read */
     long threads;
     long http_threads;
     long max_body;

@@ -8,6 +8,7 @@
 #include "campaign/state_cache.h"
 #include "cmd/m44d/config.h"
 #include "db/db.h"
+#include "db/replica.h"
 #include "db/migrate.h"
 #include "util/log.h"
 
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
 
     curl_global_init(CURL_GLOBAL_DEFAULT); /* before any thread: the chat posts with libcurl */
     db_init(cfg.database);
+    db_init_standby(cfg.read_database);
     int status = 1;
     if (!db_wait_ready((int)cfg.db_wait) || db_migrate(db_thread()) < 0)
         goto out;
@@ -145,6 +147,8 @@ int main(int argc, char **argv)
         status = 0;
         goto out;
     }
+    if (!replica_start((unsigned)cfg.read_max_lag_ms))
+        goto out;
     struct http_options opts = {
         .host = cfg.listen_host,
         .port = cfg.listen_port,
@@ -195,6 +199,7 @@ int main(int argc, char **argv)
         }
     }
 out:
+    replica_stop();
     db_shutdown();
     grand_rulesets_shutdown();
     rulesets_shutdown();
