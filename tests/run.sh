@@ -67,6 +67,9 @@ run_suite() { # mode suite
   elif [ "$suite" = proxy ]; then
     M44_TEST_BIN=$root/$bin tests/proxy/run.sh 2>&1 | tee "tests/out/logs/proxy-$mode.out" ||
       failed+=("$suite/$mode")
+  elif [ "$suite" = cluster ]; then
+    # The failover drill (make test-cluster): not in a full run; its cluster is its own.
+    tests/cluster/drill.sh 2>&1 | tee "tests/out/logs/cluster.out" || failed+=("$suite")
   elif [ "$suite" = contract ]; then
     # The document itself: redocly's recommended rules (tests/contract/redocly.yaml).
     if ! (cd tests/contract && node_modules/.bin/redocly lint --config redocly.yaml \
@@ -95,8 +98,8 @@ run_suite() { # mode suite
 
 for s in "${suites[@]}"; do
   case "$s" in
-    unit|contract|rules|replay|db|api|e2e|proxy|faults|abuse) ;;
-    *) echo "unknown suite '$s' (unit contract rules replay db api e2e proxy faults abuse)" >&2; exit 2 ;;
+    unit|contract|rules|replay|db|api|e2e|proxy|faults|abuse|cluster) ;;
+    *) echo "unknown suite '$s' (unit contract rules replay db api e2e proxy faults abuse cluster)" >&2; exit 2 ;;
   esac
   run_suite release "$s"
 done
