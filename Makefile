@@ -200,6 +200,7 @@ bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory all bench-bins
 	@bench/run.sh
+	@bench/cluster.sh
 
 # The API tests with every m44d they start running under valgrind: no error, no definite leak.
 valgrind:

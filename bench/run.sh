@@ -48,19 +48,11 @@ start_m44d() {
 
 rows=()
 row() { rows+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+. bench/common.sh # field, ratio, pg_ticks, ms_per, gen_campaigns, roll_targets
 
 # CPU time, in clock ticks, of PostgreSQL (the postmaster, its live children, and those that
 # ended: the postmaster reaps them) and of one process. cpu_row LABEL PG0 PG1 M0 M1 N adds a
 # row of the CPU table: milliseconds per request of each.
-TICK_MS=$(awk -v t="$(getconf CLK_TCK)" 'BEGIN { print 1000 / t }')
-pg_ticks() {
-  local pm; pm=$(head -1 "$host/data/postmaster.pid")
-  { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pm/stat"
-    for p in $(pgrep -P "$pm"); do awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || true; done
-  } | awk '{ s += $1 } END { print s }'
-}
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 pg_children() { pgrep -c -P "$(head -1 "$host/data/postmaster.pid")"; }
 # Waits (at most 5 s) until PostgreSQL has no more server processes than $1: the backends of a
@@ -69,10 +61,6 @@ pg_children() { pgrep -c -P "$(head -1 "$host/data/postmaster.pid")"; }
 pg_settle() {
   local i
   for i in $(seq 100); do [ "$(pg_children)" -le "$1" ] && return; sleep 0.05; done
-}
-ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
-  if [ -z "$1" ]; then echo "-"; return; fi
-  awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }'
 }
 cpu_rows=()
 cpu_row() { # LABEL PG0 PG1 M0 M1 REQUESTS
@@ -85,32 +73,6 @@ psqlq -d bench -c "SELECT 1" >/dev/null
 start_m44d bench "$(free_port)" --threads 16
 FIRST_READY_MS=$READY_MS
 kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
-gen_campaigns() { # DB COUNT BATTLES PHASE
-  psqlq -d "$1" <<SQL
-INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, player_axis,
-                       tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, axis_key_hash)
-SELECT md5('c' || i)::uuid, 'bench ' || i, 'standard', false, 'server', 'Ann', 'Bob', 3, 3,
-       sha256(convert_to('o' || lpad(i::text, 42, '0'), 'UTF8')),
-       sha256(convert_to('a' || lpad(i::text, 42, '0'), 'UTF8')),
-       sha256(convert_to('x' || lpad(i::text, 42, '0'), 'UTF8'))
-FROM generate_series(1, $2) i;
-INSERT INTO seeds (campaign_id, epoch, seed, commitment, origin)
-SELECT id, 1, s, encode(sha256(s), 'hex'), 'server'
-FROM (SELECT id, decode(md5(id::text) || md5(id::text || 's'), 'hex') s FROM campaigns) x;
-INSERT INTO token_ledger (campaign_id, side, delta, balance, reason)
-SELECT id, side, 3, 3, 'start' FROM campaigns, (VALUES ('allies'), ('axis')) v(side);
-INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, cards_axis,
-                     medals_to_win, phase, winner, medals_allies, medals_axis, undeployed_allies,
-                     undeployed_axis, objective_allies, objective_axis)
-SELECT c.id, b, 'Battle ' || b, 'allies', 5, 5, 6,
-       CASE WHEN b = $3 THEN '$4' ELSE 'finished' END,
-       CASE WHEN b < $3 THEN (CASE WHEN b % 2 = 0 THEN 'allies' ELSE 'axis' END) END,
-       CASE WHEN b < $3 THEN 6 - b % 2 END, CASE WHEN b < $3 THEN 3 + b % 2 END,
-       CASE WHEN b < $3 THEN 0 END, CASE WHEN b < $3 THEN 0 END,
-       CASE WHEN b < $3 THEN 0 END, CASE WHEN b < $3 THEN 0 END
-FROM campaigns c, generate_series(1, $3) b;
-SQL
-}
 gen_campaigns bench "$N" 1 reserves
 # Settled before any measurement: the set-up leaves autovacuum work (new tables, many rows)
 # that would otherwise run during the first rows and count as theirs.
@@ -119,10 +81,6 @@ psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
 # campaign order, so that concurrent requests are for different campaigns, as pgbench's
 # clients update different rows. The Allies roll first, on campaigns m44d has not seen (cold);
 # then the Axis, on the campaigns the Allies rolled on, which m44d holds since (warm).
-roll_targets() { # FIRST LAST SIDE-KEY-LETTER
-  psqlq -d bench -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\t%s%s\t{}', md5('c' || i)::uuid, '$3', lpad(i::text, 42, '0'))
-                         FROM generate_series($1, $2) i ORDER BY i"
-}
 roll_targets 1 10000 a >"$out/rolls-1.txt"
 roll_targets 10001 "$N" a >"$out/rolls-16.txt"
 # A whole battle cycle, step by step, on campaigns whose first battle is over: 20 battles each

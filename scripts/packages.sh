@@ -55,7 +55,7 @@ declare -A PROFILE=(
   [valgrind]="$RUN_PACKAGES libcunit1-dev curl procps nodejs npm valgrind"
   [fuzz]="make clang libclang-rt-14-dev libc6-dev libmicrohttpd-dev libjansson-dev libpq-dev
     libsodium-dev libcurl4-openssl-dev"
-  [bench]="$RUN_PACKAGES curl procps"
+  [bench]="$RUN_PACKAGES curl procps nginx"
   [fresh]="debootstrap"
   [mutants]="$TEST_PACKAGES patch valgrind"
   [lint]="clang-format cppcheck git"

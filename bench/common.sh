@@ -1,0 +1,56 @@
+# Campaigns made in SQL for the benchmarks (bench/run.sh, bench/cluster.sh), with keys known to
+# the load: campaign i has id md5('c' || i)::uuid and keys 'o', 'a', 'x' followed by i on 42
+# digits. The caller defines psqlq (psql to its database server). And what both scripts measure
+# with.
+
+# A loadgen or pgbench line's field: field rps "$LINE".
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# CPU time, in clock ticks, of PostgreSQL (the postmaster, its live children, and those that
+# ended: the postmaster reaps them): pg_ticks [DATADIR] (default: bench/run.sh's).
+TICK_MS=$(awk -v t="$(getconf CLK_TCK)" 'BEGIN { print 1000 / t }')
+pg_ticks() {
+  local pm; pm=$(head -1 "${1:-$host/data}/postmaster.pid")
+  { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pm/stat"
+    for p in $(pgrep -P "$pm"); do awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || true; done
+  } | awk '{ s += $1 } END { print s }'
+}
+ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
+  if [ -z "$1" ]; then echo "-"; return; fi
+  awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }'
+}
+
+gen_campaigns() { # DB COUNT BATTLES PHASE
+  psqlq -d "$1" <<SQL
+INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, player_axis,
+                       tokens_allies, tokens_axis, organizer_key_hash, allies_key_hash, axis_key_hash)
+SELECT md5('c' || i)::uuid, 'bench ' || i, 'standard', false, 'server', 'Ann', 'Bob', 3, 3,
+       sha256(convert_to('o' || lpad(i::text, 42, '0'), 'UTF8')),
+       sha256(convert_to('a' || lpad(i::text, 42, '0'), 'UTF8')),
+       sha256(convert_to('x' || lpad(i::text, 42, '0'), 'UTF8'))
+FROM generate_series(1, $2) i;
+INSERT INTO seeds (campaign_id, epoch, seed, commitment, origin)
+SELECT id, 1, s, encode(sha256(s), 'hex'), 'server'
+FROM (SELECT id, decode(md5(id::text) || md5(id::text || 's'), 'hex') s FROM campaigns) x;
+INSERT INTO token_ledger (campaign_id, side, delta, balance, reason)
+SELECT id, side, 3, 3, 'start' FROM campaigns, (VALUES ('allies'), ('axis')) v(side);
+INSERT INTO battles (campaign_id, number, scenario, first_player, cards_allies, cards_axis,
+                     medals_to_win, phase, winner, medals_allies, medals_axis, undeployed_allies,
+                     undeployed_axis, objective_allies, objective_axis)
+SELECT c.id, b, 'Battle ' || b, 'allies', 5, 5, 6,
+       CASE WHEN b = $3 THEN '$4' ELSE 'finished' END,
+       CASE WHEN b < $3 THEN (CASE WHEN b % 2 = 0 THEN 'allies' ELSE 'axis' END) END,
+       CASE WHEN b < $3 THEN 6 - b % 2 END, CASE WHEN b < $3 THEN 3 + b % 2 END,
+       CASE WHEN b < $3 THEN 0 END, CASE WHEN b < $3 THEN 0 END,
+       CASE WHEN b < $3 THEN 0 END, CASE WHEN b < $3 THEN 0 END
+FROM campaigns c, generate_series(1, $3) b;
+SQL
+}
+
+# Roll targets for loadgen -p: each (campaign, side) once, in campaign order, so that concurrent
+# requests are for different campaigns.
+roll_targets() { # FIRST LAST SIDE-KEY-LETTER
+  psqlq -d "${BENCH_DB:-bench}" -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\t%s%s\t{}', md5('c' || i)::uuid, '$3', lpad(i::text, 42, '0'))
+                         FROM generate_series($1, $2) i ORDER BY i"
+}
