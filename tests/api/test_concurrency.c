@@ -492,6 +492,46 @@ static void test_long_poll_across_daemons(void)
     CU_ASSERT_EQUAL(daemon_stop(&second, SIGTERM, 30), 0);
 }
 
+/* --- Reads from a standby (--read-database, db/replica.h) ---
+ * The suite has no standby (the failover drill, tests/cluster/drill.sh, reads from a real one
+ * while it lags); here: a read database that is not a standby, or does not answer, is not read,
+ * and every read still answers from the primary. */
+
+#define STANDBY_READS(outcome) "m44d_standby_reads_total{outcome=\"" outcome "\"}"
+
+static void reads_without_standby(const char *read_database)
+{
+    struct daemon d;
+    const char *args[] = {"--read-database", read_database, NULL};
+    CU_ASSERT_FATAL(daemon_start(&d, api_conninfo, args));
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&d, "{\"name\":\"No standby\",\"ruleset\":\"standard\"}", &c));
+    CU_ASSERT_EQUAL(battle(&d, &c, 1), 201);
+    expect_status(camp_post(&d, &c, ALLIES, "/battles/1/reserve-roll", "{}"), 201, "the roll");
+    tk_sleep_ms(300); /* the probe has looked at the read database a few times */
+    CU_ASSERT_EQUAL(camp_version(&d, &c), 3);
+    struct http_resp *r = camp_get(&d, &c, "/rolls");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT(r->body && strstr(r->body, "\"battle\":1"));
+    http_free(r);
+    expect_status(camp_get(&d, &c, "/battles/1"), 200, "the battle");
+    r = api(&d, "GET", "/api/v1/campaigns?limit=100", NULL, ANYONE, NULL, NULL);
+    CU_ASSERT(r->status == 200 && r->body && strstr(r->body, c.id));
+    http_free(r);
+    CU_ASSERT(daemon_metric(&d, STANDBY_READS("lagging")) >= 4);
+    CU_ASSERT_EQUAL(daemon_metric(&d, STANDBY_READS("standby")), 0);
+    CU_ASSERT_EQUAL(daemon_metric(&d, "m44d_standby_lag_seconds"), -1);
+    CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
+}
+
+static void test_read_database_not_standby(void)
+{
+    /* The primary itself, named as the read database: not in recovery, so not read. */
+    reads_without_standby(api_conninfo);
+    /* Nothing listens there. */
+    reads_without_standby("postgresql://m44@127.0.0.1:9/m44?connect_timeout=1");
+}
+
 /* --- Versions heard from the database (db/listener.h) --- */
 
 static bool sql_ok(PGconn *c, const char *sql)
@@ -855,5 +895,7 @@ void register_concurrency_tests(void)
     CU_add_test(s, "versions heard: a change made while the listener was away is not hidden",
                 test_listener_reconnect);
     CU_add_test(s, "a thousand long polls, one write: every one answered", test_thousand_polls);
+    CU_add_test(s, "a read database that is not a standby, or does not answer, is not read",
+                test_read_database_not_standby);
     CU_add_test(s, "32 threads of standing GETs: each its own answer", test_standings_batched);
 }
