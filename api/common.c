@@ -64,7 +64,7 @@ struct read_ctx {
     read_fn fn;
     void *arg;
     struct cerr err;
-    long long need;        /* the version a standby must have */
+    long long need; /* the version a standby must have */
     bool standby, behind;
 };
 

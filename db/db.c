@@ -150,8 +150,8 @@ static PGconn *connect_named(const char *conninfo, const char *application_name)
                           "application_name", "client_encoding",
                           "keepalives_idle",  "keepalives_interval",
                           "keepalives_count", NULL};
-    const char *vals[] = {
-        "5", conninfo ? conninfo : "", application_name, "UTF8", "5", "2", "3", NULL};
+    const char *vals[] = {"5", conninfo ? conninfo : "", application_name, "UTF8", "5", "2", "3",
+                          NULL};
     return PQconnectdbParams(keys, vals, 1);
 }
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#define PROBE_MS   100  /* between probes */
-#define ANSWER_MS  2000 /* a probe unanswered this long: its connection is made again */
-#define SAMPLES    64   /* primary positions kept: PROBE_MS * SAMPLES of history */
+#define PROBE_MS  100  /* between probes */
+#define ANSWER_MS 2000 /* a probe unanswered this long: its connection is made again */
+#define SAMPLES   64   /* primary positions kept: PROBE_MS * SAMPLES of history */
 
 struct sample {
     long long at_ns;
@@ -21,9 +21,9 @@ struct sample {
 };
 
 static struct sample ring[SAMPLES];
-static int ring_n, ring_head; /* the probe thread's only */
-static atomic_llong caught_up_ns;    /* the standby holds every commit before this; 0: unknown */
-static atomic_llong lag_ns = -1;     /* at the last probe; -1: unknown */
+static int ring_n, ring_head;     /* the probe thread's only */
+static atomic_llong caught_up_ns; /* the standby holds every commit before this; 0: unknown */
+static atomic_llong lag_ns = -1;  /* at the last probe; -1: unknown */
 static atomic_bool is_standby;
 static atomic_bool stop;
 static unsigned max_lag_ms;
@@ -65,8 +65,8 @@ static bool probe_query(PGconn **c, PGconn *(*connect)(const char *), const char
         }
         struct pollfd p = {.fd = PQsocket(*c), .events = POLLIN};
         long long left = (deadline - now_ns()) / 1000000LL;
-        if (p.fd < 0 || left <= 0 || atomic_load(&stop) || poll(&p, 1, left > 50 ? 50 : (int)left) < 0 ||
-            !PQconsumeInput(*c)) {
+        if (p.fd < 0 || left <= 0 || atomic_load(&stop) ||
+            poll(&p, 1, left > 50 ? 50 : (int)left) < 0 || !PQconsumeInput(*c)) {
             PQclear(got);
             goto drop;
         }
@@ -93,8 +93,8 @@ static void probe(PGconn **primary, PGconn **standby)
     char v[2][32];
     long long at = now_ns();
     bool fresh = false, fresh_standby = false;
-    if (probe_query(primary, db_connect_as, "SELECT (pg_current_wal_lsn() - '0/0')::bigint", v,
-                    1, &fresh)) {
+    if (probe_query(primary, db_connect_as, "SELECT (pg_current_wal_lsn() - '0/0')::bigint", v, 1,
+                    &fresh)) {
         if (fresh) /* perhaps another server (a failover): its positions are not comparable */
             ring_n = ring_head = 0;
         ring[ring_head] = (struct sample){at, atoll(v[0])};
@@ -102,8 +102,8 @@ static void probe(PGconn **primary, PGconn **standby)
         ring_n = ring_n < SAMPLES ? ring_n + 1 : SAMPLES;
     }
     if (!probe_query(standby, db_connect_standby_as,
-                     "SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0')::bigint", v,
-                     2, &fresh_standby)) {
+                     "SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0')::bigint", v, 2,
+                     &fresh_standby)) {
         atomic_store(&lag_ns, -1);
         return;
     }

@@ -23,11 +23,11 @@
 
 /* How a read that could have gone to the standby went. */
 enum replica_outcome {
-    REPLICA_READ,     /* answered by the standby */
-    REPLICA_LAGGING,  /* not sent: the standby was behind more than the bound, or not one */
-    REPLICA_BEHIND,   /* the standby had an older version than the read must show: primary */
-    REPLICA_REFUSED,  /* the standby refused it (not found there yet...): the primary decides */
-    REPLICA_FAILED,   /* the standby failed or was unavailable: primary */
+    REPLICA_READ,    /* answered by the standby */
+    REPLICA_LAGGING, /* not sent: the standby was behind more than the bound, or not one */
+    REPLICA_BEHIND,  /* the standby had an older version than the read must show: primary */
+    REPLICA_REFUSED, /* the standby refused it (not found there yet...): the primary decides */
+    REPLICA_FAILED,  /* the standby failed or was unavailable: primary */
     REPLICA_OUTCOMES,
 };
 
