@@ -4,6 +4,7 @@
 #include "api/versioned_get.h"
 #include "db/listener.h"
 #include "db/replica.h"
+#include "db/store.h"
 
 #include "util/log.h"
 
@@ -25,24 +26,35 @@ bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op)
 }
 
 /* The version a read of `id` from the standby must show at least: the newest this daemon
- * heard of, or the client shows in If-None-Match, or the request was answered for. */
-static long long must_show(const struct req *r, const char *id)
+ * knows of, the client shows in If-None-Match, or the request was answered for. A version this
+ * daemon has not heard of (its listener is not current, or forgot it) is read from the primary
+ * (one primary-key lookup), so that a read never shows less than a write this daemon
+ * acknowledged. -1: not known (the primary failed): the standby is not used. */
+static long long must_show(const struct req *r, const char *id,
+                           PGresult *(*version)(struct db *db, const char *id))
 {
-    long long need = seen_version(r), heard;
-    if (listener_version(id, &heard) && heard > need)
-        need = heard;
-    return r->read_at_least > need ? r->read_at_least : need;
+    long long need = seen_version(r), known;
+    if (r->read_at_least > need)
+        need = r->read_at_least;
+    if (listener_version(id, &known))
+        return known > need ? known : need;
+    struct db *db = db_thread();
+    PGresult *res = db_ensure(db) ? version(db, id) : NULL;
+    if (!res)
+        return -1;
+    known = PQntuples(res) == 1 ? atoll(PQgetvalue(res, 0, 0)) : 0;
+    PQclear(res);
+    return known > need ? known : need;
 }
 
 /*
- * Runs a read on the standby when the request may be read there and the standby may be read
- * now (db/replica.h); else, or when the standby did not answer it well (it failed, refused, or
- * was behind: `*behind`), on the primary. `*on_standby` tells `fn` where it runs.
+ * Runs a read on `standby` (replica_db(): it may be read now) when there is one; else, or when
+ * the standby did not answer it well (it failed, refused, or was behind: `*behind`), on the
+ * primary. `*on_standby` tells `fn` where it runs.
  */
-static enum db_result read_somewhere(struct req *r, bool may_lag, db_tx_fn fn, void *x,
+static enum db_result read_somewhere(struct req *r, struct db *standby, db_tx_fn fn, void *x,
                                      bool *on_standby, const bool *behind)
 {
-    struct db *standby = may_lag ? replica_db() : NULL;
     if (standby) {
         *on_standby = true;
         enum db_result res = db_transaction(standby, fn, x);
@@ -91,9 +103,10 @@ static void read_campaign_on(struct req *r, read_fn fn, void *arg, bool may_lag)
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
-    if (may_lag)
-        x.need = must_show(r, r->params[0]);
-    enum db_result res = read_somewhere(r, may_lag, read_tx, &x, &x.standby, &x.behind);
+    struct db *standby = may_lag ? replica_db() : NULL;
+    if (standby && (x.need = must_show(r, r->params[0], db_campaign_version)) < 0)
+        standby = NULL;
+    enum db_result res = read_somewhere(r, standby, read_tx, &x, &x.standby, &x.behind);
     campaign_free(x.c);
     if (r->status || res == DB_OK)
         return; /* fn replied, or left the reply to the caller */
@@ -147,9 +160,10 @@ static void read_grand_campaign_on(struct req *r, grand_read_fn fn, void *arg, b
         return;
     }
     *x = (struct grand_read_ctx){.r = r, .fn = fn, .arg = arg};
-    if (may_lag)
-        x->need = must_show(r, r->params[0]);
-    enum db_result res = read_somewhere(r, may_lag, grand_read_tx, x, &x->standby, &x->behind);
+    struct db *standby = may_lag ? replica_db() : NULL;
+    if (standby && (x->need = must_show(r, r->params[0], db_grand_version)) < 0)
+        standby = NULL;
+    enum db_result res = read_somewhere(r, standby, grand_read_tx, x, &x->standby, &x->behind);
     if (!r->status && res == DB_ABORTED)
         reply_cerr(r, &x->err);
     else if (!r->status && res != DB_OK)
@@ -170,7 +184,7 @@ void read_grand_campaign_replica(struct req *r, grand_read_fn fn, void *arg)
 enum db_result read_anywhere(struct req *r, db_tx_fn fn, void *x)
 {
     bool on_standby, behind = false;
-    return read_somewhere(r, true, fn, x, &on_standby, &behind);
+    return read_somewhere(r, replica_db(), fn, x, &on_standby, &behind);
 }
 
 enum cres refuse_key(struct cerr *err, const char *key, enum role replaced, const char *what)

@@ -133,13 +133,20 @@ static void notice(void *arg, const char *message)
 
 static PGconn *connect_now(const struct db *db)
 {
-    /* Defaults first: a later keyword (from the expanded dbname string) overrides them. A
-     * standby that does not answer is given up sooner: the primary can answer instead. */
+    /* Defaults first: a later keyword (from the expanded dbname string) overrides them. */
     const char *keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", NULL};
-    const char *info = db->standby ? standby_conninfo : db_conninfo;
-    const char *vals[] = {db->standby ? "2" : "5", db->standby ? "m44d reader" : "m44d",
-                          info ? info : "", "UTF8", NULL};
-    return PQconnectdbParams(keys, vals, 1);
+    const char *vals[] = {"5", "m44d", db_conninfo ? db_conninfo : "", "UTF8", NULL};
+    if (!db->standby)
+        return PQconnectdbParams(keys, vals, 1);
+    /* A standby that does not answer is given up sooner (the primary can answer instead), and
+     * one that vanishes mid-read is noticed in seconds, not at the kernel's TCP timeout. */
+    const char *skeys[] = {"connect_timeout",  "application_name", "dbname",
+                           "client_encoding",  "keepalives_idle",  "keepalives_interval",
+                           "keepalives_count", "tcp_user_timeout", NULL};
+    const char *svals[] = {"2",    "m44d reader", standby_conninfo ? standby_conninfo : "",
+                           "UTF8", "5",           "2",
+                           "3",    "10000",       NULL};
+    return PQconnectdbParams(skeys, svals, 1);
 }
 
 static PGconn *connect_named(const char *conninfo, const char *application_name)

@@ -95,8 +95,10 @@ static void probe(PGconn **primary, PGconn **standby)
     bool fresh = false, fresh_standby = false;
     if (probe_query(primary, db_connect_as, "SELECT (pg_current_wal_lsn() - '0/0')::bigint", v, 1,
                     &fresh)) {
-        if (fresh) /* perhaps another server (a failover): its positions are not comparable */
+        if (fresh) { /* perhaps another server (a failover): nothing measured before holds */
             ring_n = ring_head = 0;
+            atomic_store(&caught_up_ns, 0);
+        }
         ring[ring_head] = (struct sample){at, atoll(v[0])};
         ring_head = (ring_head + 1) % SAMPLES;
         ring_n = ring_n < SAMPLES ? ring_n + 1 : SAMPLES;
@@ -118,6 +120,7 @@ static void probe(PGconn **primary, PGconn **standby)
     atomic_store(&is_standby, recovering);
     if (!recovering) {
         atomic_store(&lag_ns, -1);
+        atomic_store(&caught_up_ns, 0);
         return;
     }
     long long replayed = atoll(v[1]), newest = 0;

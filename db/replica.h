@@ -6,8 +6,10 @@
  * replayed a position the primary had at time t holds every transaction committed before t:
  * it is at most (now - t) behind. The standby may be read while that is at most `max_lag_ms`
  * (--read-max-lag-ms); it may not when it is behind more, when it is not in recovery (it was
- * promoted, or the URL names a primary), or when either probe fails. Staleness is judged when
- * a read starts, so a probe that stops answering makes the standby unused within `max_lag_ms`.
+ * promoted, or the URL names a primary), from when the standby's probe fails until one answers,
+ * and from `max_lag_ms` after the primary's probe last answered (a new connection to either
+ * starts over: it may be to another server). Staleness is judged when a read starts, so a
+ * probe thread that stops makes the standby unused within `max_lag_ms`.
  *
  * That bounds staleness; read-your-writes is the caller's part: a read of a campaign that
  * must show at least a version (the one this daemon heard of, or one the client shows in

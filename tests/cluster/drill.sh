@@ -145,6 +145,8 @@ lagging_standby() {
     -d '{"scenario":"Pegasus Bridge","first_player":"allies","cards":{"allies":5,"axis":5},"medals_to_win":6}' \
     "$nginx_url/api/v1/campaigns/$old/battles"
   for _ in $(seq 1 50); do [ "$(standby_sql "SELECT count(*) FROM battles WHERE campaign_id = '$old'")" = 1 ] && break; sleep 0.1; done
+  [ "$(standby_sql "SELECT count(*) FROM battles WHERE campaign_id = '$old'")" = 1 ] ||
+    { fail "the standby did not receive a battle within 5 s"; return; }
   standby_sql "SELECT pg_wal_replay_pause()" >/dev/null
   code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     -H "Authorization: Bearer $allies" -d '{}' "$nginx_url/api/v1/campaigns/$old/battles/1/reserve-roll")
@@ -263,6 +265,7 @@ while read -r id allies axis; do
     { echo "drill: tokens of $id are not those its last result acknowledged ($allies $axis)"; mismatched=$((mismatched + 1)); }
 done <"$work/last-results"
 [ "$mismatched" -eq 0 ] || rc=1
+[ -s "$work/last-results" ] || { echo "drill: FAIL: no campaign's tokens could be checked against a result"; rc=1; }
 echo "drill: acknowledged $campaigns campaigns, $battles battles, $rolls rolls, $choices choices, $results results; lost $lost, duplicated $dup"
 echo "drill: answers retried with their key (no answer, or 5xx): $(cat "$work/retries" 2>/dev/null | wc -l)"
 echo "drill: tokens checked against the last result of $(wc -l <"$work/last-results") campaigns"
