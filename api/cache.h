@@ -19,7 +19,8 @@ struct req;
  * gets it (no copy per request); false when there is none. */
 bool cache_reply(struct req *r, const char *id, long long version);
 
-/* A copy of the body for (id, version) into *body (caller frees), or false. */
+/* A copy of the body for (id, version) into *body (caller frees), or false (the unit test reads
+ * the cache so; replies use cache_reply). */
 bool cache_get(const char *id, long long version, char **body, size_t *len);
 
 /* Keeps a copy of `body` as the rendering of (id, version), sent as application/json with

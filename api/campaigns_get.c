@@ -21,8 +21,7 @@ static enum cres render_tx(struct db *db, struct req *r, struct campaign *c, str
 {
     (void)r, (void)err;
     struct render *out = arg;
-    free(out->body); /* a transaction run again (or on the primary after the standby) renders again
-                      */
+    free(out->body); /* run again (a retry, or the primary after the standby): render again */
     out->body = NULL;
     json_t *j = view_campaign(db, c);
     if (!j)

@@ -50,13 +50,12 @@ static long long must_show(const struct req *r, const char *id,
 /*
  * Runs a read on `standby` (replica_db(): it may be read now) when there is one; else, or when
  * the standby did not answer it well (it failed, refused, or was behind: `*behind`), on the
- * primary. `*on_standby` tells `fn` where it runs.
+ * primary.
  */
 static enum db_result read_somewhere(struct req *r, struct db *standby, db_tx_fn fn, void *x,
-                                     bool *on_standby, const bool *behind)
+                                     const bool *behind)
 {
     if (standby) {
-        *on_standby = true;
         enum db_result res = db_transaction(standby, fn, x);
         if (res == DB_OK || r->status) {
             replica_count(REPLICA_READ);
@@ -66,7 +65,6 @@ static enum db_result read_somewhere(struct req *r, struct db *standby, db_tx_fn
                       : *behind         ? REPLICA_BEHIND
                                         : REPLICA_REFUSED);
     }
-    *on_standby = false;
     return db_transaction(db_thread(), fn, x);
 }
 
@@ -77,7 +75,7 @@ struct read_ctx {
     void *arg;
     struct cerr err;
     long long need; /* the version a standby must have */
-    bool standby, behind;
+    bool behind;
 };
 
 static enum db_tx read_tx(struct db *db, void *arg)
@@ -85,7 +83,7 @@ static enum db_tx read_tx(struct db *db, void *arg)
     struct read_ctx *x = arg;
     x->behind = false;
     enum cres rc = campaign_load(db, x->r->params[0], false, x->c, &x->err);
-    if (rc == C_OK && x->standby && x->c->version < x->need) {
+    if (rc == C_OK && db_is_standby(db) && x->c->version < x->need) {
         x->behind = true;
         return DB_TX_ABORT;
     }
@@ -106,7 +104,7 @@ static void read_campaign_on(struct req *r, read_fn fn, void *arg, bool may_lag)
     struct db *standby = may_lag ? replica_db() : NULL;
     if (standby && (x.need = must_show(r, r->params[0], db_campaign_version)) < 0)
         standby = NULL;
-    enum db_result res = read_somewhere(r, standby, read_tx, &x, &x.standby, &x.behind);
+    enum db_result res = read_somewhere(r, standby, read_tx, &x, &x.behind);
     campaign_free(x.c);
     if (r->status || res == DB_OK)
         return; /* fn replied, or left the reply to the caller */
@@ -133,7 +131,7 @@ struct grand_read_ctx {
     void *arg;
     struct cerr err;
     long long need;
-    bool standby, behind;
+    bool behind;
 };
 
 static enum db_tx grand_read_tx(struct db *db, void *arg)
@@ -141,7 +139,7 @@ static enum db_tx grand_read_tx(struct db *db, void *arg)
     struct grand_read_ctx *x = arg;
     x->behind = false;
     enum cres rc = grand_load(db, x->r->params[0], false, &x->g, &x->err);
-    if (rc == C_OK && x->standby && x->g.version < x->need) {
+    if (rc == C_OK && db_is_standby(db) && x->g.version < x->need) {
         x->behind = true;
         return DB_TX_ABORT;
     }
@@ -163,7 +161,7 @@ static void read_grand_campaign_on(struct req *r, grand_read_fn fn, void *arg, b
     struct db *standby = may_lag ? replica_db() : NULL;
     if (standby && (x->need = must_show(r, r->params[0], db_grand_version)) < 0)
         standby = NULL;
-    enum db_result res = read_somewhere(r, standby, grand_read_tx, x, &x->standby, &x->behind);
+    enum db_result res = read_somewhere(r, standby, grand_read_tx, x, &x->behind);
     if (!r->status && res == DB_ABORTED)
         reply_cerr(r, &x->err);
     else if (!r->status && res != DB_OK)
@@ -183,8 +181,8 @@ void read_grand_campaign_replica(struct req *r, grand_read_fn fn, void *arg)
 
 enum db_result read_anywhere(struct req *r, db_tx_fn fn, void *x)
 {
-    bool on_standby, behind = false;
-    return read_somewhere(r, replica_db(), fn, x, &on_standby, &behind);
+    bool behind = false;
+    return read_somewhere(r, replica_db(), fn, x, &behind);
 }
 
 enum cres refuse_key(struct cerr *err, const char *key, enum role replaced, const char *what)

@@ -131,45 +131,51 @@ static void notice(void *arg, const char *message)
     log_msg(LOG_DEBUG, "db", "server notice: %s", line);
 }
 
+/* A connection with keepalives (a peer that vanished is noticed in seconds, not at the kernel's
+ * TCP timeout; TCP only, ignored on a unix socket). After dbname: this name wins over one in the
+ * connection string. */
+static PGconn *connect_named(const char *conninfo, const char *application_name,
+                             const char *connect_timeout)
+{
+    const char *keys[] = {"connect_timeout",  "dbname",           "application_name",
+                          "client_encoding",  "keepalives_idle",  "keepalives_interval",
+                          "keepalives_count", "tcp_user_timeout", NULL};
+    const char *vals[] = {connect_timeout,
+                          conninfo ? conninfo : "",
+                          application_name,
+                          "UTF8",
+                          "5",
+                          "2",
+                          "3",
+                          "10000",
+                          NULL};
+    return PQconnectdbParams(keys, vals, 1);
+}
+
 static PGconn *connect_now(const struct db *db)
 {
+    /* A standby that does not answer is given up sooner: the primary can answer instead. */
+    if (db->standby)
+        return connect_named(standby_conninfo, "m44d reader", "2");
     /* Defaults first: a later keyword (from the expanded dbname string) overrides them. */
     const char *keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", NULL};
     const char *vals[] = {"5", "m44d", db_conninfo ? db_conninfo : "", "UTF8", NULL};
-    if (!db->standby)
-        return PQconnectdbParams(keys, vals, 1);
-    /* A standby that does not answer is given up sooner (the primary can answer instead), and
-     * one that vanishes mid-read is noticed in seconds, not at the kernel's TCP timeout. */
-    const char *skeys[] = {"connect_timeout",  "application_name", "dbname",
-                           "client_encoding",  "keepalives_idle",  "keepalives_interval",
-                           "keepalives_count", "tcp_user_timeout", NULL};
-    const char *svals[] = {"2",    "m44d reader", standby_conninfo ? standby_conninfo : "",
-                           "UTF8", "5",           "2",
-                           "3",    "10000",       NULL};
-    return PQconnectdbParams(skeys, svals, 1);
-}
-
-static PGconn *connect_named(const char *conninfo, const char *application_name)
-{
-    /* After dbname: this name wins over one in the connection string. Keepalives find a
-     * connection whose peer vanished (TCP only; ignored on a unix socket). */
-    const char *keys[] = {"connect_timeout",  "dbname",
-                          "application_name", "client_encoding",
-                          "keepalives_idle",  "keepalives_interval",
-                          "keepalives_count", NULL};
-    const char *vals[] = {"5", conninfo ? conninfo : "", application_name, "UTF8", "5", "2", "3",
-                          NULL};
     return PQconnectdbParams(keys, vals, 1);
 }
 
 PGconn *db_connect_as(const char *application_name)
 {
-    return connect_named(db_conninfo, application_name);
+    return connect_named(db_conninfo, application_name, "5");
 }
 
 PGconn *db_connect_standby_as(const char *application_name)
 {
-    return connect_named(standby_conninfo, application_name);
+    return connect_named(standby_conninfo, application_name, "5");
+}
+
+bool db_is_standby(const struct db *db)
+{
+    return db->standby;
 }
 
 bool db_ensure(struct db *db)

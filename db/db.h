@@ -54,6 +54,9 @@ struct db *db_thread(void);
  * standby refuses writes (DB_REFUSED), which says nothing of the primary's state. */
 struct db *db_thread_standby(void);
 
+/* Whether `db` is a connection to the standby. */
+bool db_is_standby(const struct db *db);
+
 /* Connects or reconnects when the connection is missing or bad. false: database unavailable. */
 bool db_ensure(struct db *db);
 

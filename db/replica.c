@@ -107,6 +107,7 @@ static void probe(PGconn **primary, PGconn **standby)
                      "SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0')::bigint", v, 2,
                      &fresh_standby)) {
         atomic_store(&lag_ns, -1);
+        atomic_store(&caught_up_ns, 0); /* no answer: not read until one comes */
         return;
     }
     if (fresh_standby) /* a new connection may be to another server: nothing is known of it yet */
