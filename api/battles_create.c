@@ -35,9 +35,7 @@ void handle_battles_create(struct req *r)
         json_decref(body);
         return;
     }
-    /* The database stamps the battle's time: the next write reads the campaign again. */
-    struct write_op op = {
-        .campaign = true, .need = NEED_ORGANIZER, .action = create, .arg = &in, .reloads = true};
+    struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = create, .arg = &in};
     write_run(r, &op);
     json_decref(body);
 }

@@ -40,9 +40,7 @@ void handle_result(struct req *r)
         json_decref(body);
         return;
     }
-    /* The database stamps when the battle finished: the next write reads the campaign again. */
-    struct write_op op = {
-        .campaign = true, .need = NEED_ORGANIZER, .action = record, .arg = &a, .reloads = true};
+    struct write_op op = {.campaign = true, .need = NEED_ORGANIZER, .action = record, .arg = &a};
     write_run(r, &op);
     json_decref(body);
 }

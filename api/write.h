@@ -37,8 +37,9 @@ struct write_op {
     bool returns_keys;
     /* the reply is the standing after the write, with the action's body merged in */
     bool reply_standing;
-    /* the action needs or writes what a campaign kept in memory cannot know (a time or a log
-     * number the database gives): it loads the campaign, and the next write loads it again.
+    /* the action needs or writes what a campaign kept in memory cannot know (a log number the
+     * database gives, or a time other than the transaction's, which db_tx_time tells): it loads
+     * the campaign, and the next write loads it again.
      * Every other action starts from the campaign as the last write here left it, and leaves
      * it so for the next (campaign/state_cache.h; --check-state compares it with the stored) */
     bool reloads;

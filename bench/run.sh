@@ -111,7 +111,7 @@ INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
 CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
 ANALYZE;
 SQL
-cp bench/reserve-roll.sql bench/reserve-roll-warm.sql "$out/"
+cp bench/reserve-roll.sql bench/reserve-roll-warm.sql bench/battle-cycle.sql "$out/"
 cat >"$out/pgbench.sql" <<'SQL'
 \set aid random(1, 100000)
 BEGIN;
@@ -120,12 +120,14 @@ INSERT INTO bench_history (aid, delta) VALUES (:aid, 1);
 END;
 SQL
 chmod -R a+rwX "$out"
+# On database $PGB_DB (default bench). PGB_PER=N: a script run is N requests (rps and requests
+# multiplied by N; the latencies stay those of a whole script run).
 pgbench_run() { # CLIENTS SCRIPT [ARGS...] -> "rps=.. p50_ms=.. p99_ms=.."
-  local c=$1 f=$2 j=$(( $1 < 2 ? 1 : 2 ))
+  local c=$1 f=$2 j=$(( $1 < 2 ? 1 : 2 )) per=${PGB_PER:-1}
   shift 2
   rm -f "$out"/pgb.*
   (cd "$out" && as_m44 "$pgbin/pgbench" -n -h "$host" -U m44 -f "$f" "$@" -c "$c" -j "$j" \
-      -T "$SECS" -l --log-prefix=pgb bench >"pgbench-$c-${f%.sql}.txt" 2>&1)
+      -T "$SECS" -l --log-prefix=pgb "${PGB_DB:-bench}" >"pgbench-$c-${f%.sql}.txt" 2>&1)
   local tps; tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
   cat "$out"/pgb.* | awk '{print $3 / 1000}' | sort -n >"$out/pgb-lat-$c-${f%.sql}.txt"
   local n; n=$(wc -l <"$out/pgb-lat-$c-${f%.sql}.txt")
@@ -133,7 +135,8 @@ pgbench_run() { # CLIENTS SCRIPT [ARGS...] -> "rps=.. p50_ms=.. p99_ms=.."
   p50=$(sed -n "$(( n / 2 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
   p99=$(sed -n "$(( n * 99 / 100 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
   local done_n; done_n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
-  echo "rps=${tps%.*} p50_ms=$p50 p99_ms=$p99 requests=${done_n:-0}"
+  tps=${tps%.*}
+  echo "rps=$(( ${tps:-0} * per )) p50_ms=$p50 p99_ms=$p99 requests=$(( ${done_n:-0} * per ))"
 }
 # pgbench_cpu LABEL CLIENTS SCRIPT [ARGS...]: pgbench_run, with a row of the CPU table.
 pgbench_cpu() {
@@ -203,7 +206,12 @@ CYCLE_FOUND="hit $(state_found "$CPORT" hit), miss $(state_found "$CPORT" miss),
 kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
 M44_PID=$MAIN_PID
 cpu_row "m44d: battle cycle, per action" "$P0" "$P1" "$T0" "$T1" "$(field ok "$C16")"
-row "m44d: battle cycle (8 actions a battle), actions" 16 "$(field rps "$C16")" "$(field p50_ms "$C16")" "$(field p99_ms "$C16")" "$(ratio "$(field rps "$C16")" "$(field rps "$PG16")") × pgbench"
+# The same battles from pgbench, with m44d's statements (bench/battle-cycle.sql: eight
+# transactions a battle, on campaigns 1-16, battles 1001 on), without m44d.
+PGB_DB=bench_cycle PGB_PER=8 pgbench_cpu "pgbench: the battle cycle's SQL, per action" 16 battle-cycle.sql -M prepared -D b=1000 >"$out/pgc.txt"
+PGC=$(cat "$out/pgc.txt")
+row "pgbench: m44d's battle-cycle SQL (8 transactions a battle), actions; ms per battle" 16 "$(field rps "$PGC")" "$(field p50_ms "$PGC")" "$(field p99_ms "$PGC")" "$(ratio "$(field rps "$PGC")" "$(field rps "$PG16")") × pgbench"
+row "m44d: battle cycle (8 actions a battle), actions" 16 "$(field rps "$C16")" "$(field p50_ms "$C16")" "$(field p99_ms "$C16")" "$(ratio "$(field rps "$C16")" "$(field rps "$PGC")") × pgbench's cycle"
 
 echo "== pgbench: m44d's own reserve-roll transaction" >&2
 # Campaigns 10001.. (already rolled on by m44d above); pgbench's rolls go to random battles.
@@ -350,7 +358,7 @@ pgv=$("$pgbin/postgres" --version)
   echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
   echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign loads it (lock and load, one round trip with the battle's rolls)"
-  echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND (creating a battle and recording a result load the campaign: the database stamps their times); compared with pgbench's UPDATE + INSERT transaction"
+  echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND; compared with pgbench sending the cycle's own statements (bench/battle-cycle.sql, taken from PostgreSQL's log of one battle played through m44d; the db suite checks each against m44d's), whose latencies are those of a whole battle"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
   echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d, and the row \"only the writes\" the same without the two reads, in one round trip"
   echo "- the standing GET and its 304 are answered from the version heard from the database (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is loaded and rendered each time (the scale rows); the GET rows start after VACUUM and CHECKPOINT"

@@ -184,6 +184,11 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
     }
     nb.setup_first_player = nb.first_player;
     nb.setup_commissar = nb.commissar;
+    /* The database stamps the battle's set-up with the transaction's time. */
+    const char *now = db_tx_time(db);
+    if (!now)
+        return C_DBERR;
+    snprintf(nb.created_at, sizeof nb.created_at, "%s", now);
     battle_apply_overrides(c, &nb);
     phase_advance(c, &nb, NULL);
     char num[16], ca[16], cx[16], mw[16], maps[RS_MAX_MAPS * RS_ID_MAX + 4],

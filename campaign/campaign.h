@@ -173,6 +173,8 @@ struct campaign {
     enum chat_kind webhook_kind;
     bool webhook_own;        /* its own chat (not its grand campaign's) */
     long long grand_version; /* its grand campaign's version (0: none) */
+    /* This write added token changes or held tokens that campaign_stamp has not yet marked. */
+    bool unstamped;
 };
 
 /* last.seq of an action made in memory whose log line's number the database has not told
@@ -453,8 +455,9 @@ void campaign_new_uuid(char out[CAMPAIGN_ID_LEN + 1]);
  * hash (no key) never matches. */
 enum role keys_role(const uint8_t hashes[3][32], const char *key);
 /* Marks the rows the action just done wrote (token changes, held tokens) with its log entry,
- * so that an undo finds them. Called after every action. */
-enum cres campaign_stamp(struct db *db, const struct campaign *c);
+ * so that an undo finds them. Called after every action; an action that wrote none of them
+ * (c->unstamped false: most rolls and choices) sends nothing. */
+enum cres campaign_stamp(struct db *db, struct campaign *c);
 
 /* ---- one battle's rolls and choices (campaign/detail.c) ---- */
 
@@ -493,7 +496,7 @@ enum cres phase_advance_save(struct db *db, const struct campaign *c, struct bat
                              const struct battle_detail *d);
 
 /* Stores a battle's phase and result. */
-enum cres battle_save(struct db *db, const struct campaign *c, const struct battle *b);
+enum cres battle_save(struct db *db, const struct campaign *c, struct battle *b);
 /* Applies what the What-if events in force change in a battle's set-up (first player, Commissar).
  */
 void battle_apply_overrides(const struct campaign *c, struct battle *b);

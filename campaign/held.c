@@ -40,6 +40,7 @@ enum cres campaign_keep_grants(struct db *db, struct campaign *c, enum side side
         const char *p[] = {c->id, id, side_name(side), h->grant, bat};
         if (!db_held_insert(db, p))
             return C_DBERR;
+        c->unstamped = true;
         c->nheld++;
     }
     return C_OK;

@@ -554,6 +554,15 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
 
 enum cres campaign_save(struct db *db, struct campaign *c)
 {
+    /* As the statement sets finished_at (see battle_save). */
+    if (c->finished && !c->finished_at[0]) {
+        const char *now = db_tx_time(db);
+        if (!now)
+            return C_DBERR;
+        copy(c->finished_at, sizeof c->finished_at, now);
+    } else if (!c->finished) {
+        c->finished_at[0] = '\0';
+    }
     char roll[24], epoch[16], ta[16], tx[16], version[24];
     snprintf(roll, sizeof roll, "%ld", c->next_roll);
     snprintf(epoch, sizeof epoch, "%d", c->seed_epoch);
@@ -720,8 +729,11 @@ enum cres campaign_log(struct db *db, struct campaign *c, const char *actor, con
     return logged ? C_OK : C_DBERR;
 }
 
-enum cres campaign_stamp(struct db *db, const struct campaign *c)
+enum cres campaign_stamp(struct db *db, struct campaign *c)
 {
+    if (!c->unstamped)
+        return C_OK;
+    c->unstamped = false;
     return db_action_stamp(db, c->id) ? C_OK : C_DBERR;
 }
 
@@ -740,6 +752,7 @@ enum cres campaign_tokens(struct db *db, struct campaign *c, enum side side, int
     const char *p[] = {c->id, side_name(side), d, bal, reason, battle > 0 ? bat : NULL};
     if (!db_ledger_insert(db, p))
         return C_DBERR;
+    c->unstamped = true;
     c->tokens[side] = new_value;
     return C_OK;
 }

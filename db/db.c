@@ -1,9 +1,11 @@
 #include "db/db.h"
+#include "db/store.h"
 
 #include "util/log.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,9 +31,10 @@ struct db {
     int nqueue;
     char sqlstate[6];
     char error[512];
-    bool lost;       /* the previous connection was lost; the next successful one is a reconnect */
-    bool standby;    /* a connection to --read-database (db_thread_standby) */
-    struct db *next; /* registry of every connection, for db_shutdown */
+    bool lost;        /* the previous connection was lost; the next successful one is a reconnect */
+    bool standby;     /* a connection to --read-database (db_thread_standby) */
+    char tx_time[40]; /* db_tx_time's answer in this attempt of the transaction ("": not asked) */
+    struct db *next;  /* registry of every connection, for db_shutdown */
 };
 
 static char *db_conninfo, *standby_conninfo;
@@ -527,10 +530,36 @@ void db_prefetch(struct db *db, struct db_statement *st, const char *const *para
         enqueue(db, st, params, true); /* on failure, db_exec simply asks again */
 }
 
+static struct db_statement st_tx_time = {"tx_time", "SELECT " DB_TS("now()"), 0, 0};
+
+const char *db_tx_time(struct db *db)
+{
+    if (!db->tx_time[0]) {
+        PGresult *r = db_exec(db, &st_tx_time, NULL);
+        if (!r)
+            return NULL;
+        snprintf(db->tx_time, sizeof db->tx_time, "%s",
+                 PQntuples(r) == 1 ? PQgetvalue(r, 0, 0) : "");
+        PQclear(r);
+        if (!db->tx_time[0])
+            return NULL;
+    }
+    return db->tx_time;
+}
+
 PGresult *db_exec(struct db *db, struct db_statement *st, const char *const *params)
 {
     if (!db->conn)
         return fail(db, NULL);
+    /* Asked for before its prefetch was sent: the pipeline goes now, with the prefetch in it,
+     * rather than the statement twice. */
+    for (int i = 0; i < db->nqueue; i++) {
+        if (!db->queue[i].ready && db->queue[i].want && same_params(&db->queue[i], st, params)) {
+            if (!pipeline(db, NULL, NULL, NULL, false))
+                return NULL;
+            break;
+        }
+    }
     for (int i = 0; i < db->nqueue; i++) {
         struct queued *q = &db->queue[i];
         if (q->ready && same_params(q, st, params)) {
@@ -673,6 +702,7 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
         run_simple(db, "ROLLBACK", NULL);
     db->in_tx = true;
     db->begin_pending = true;
+    db->tx_time[0] = '\0';
     enum db_tx r = fn(db, ctx);
     db->in_tx = false;
     if (r == DB_TX_OK) {

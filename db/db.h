@@ -95,6 +95,11 @@ void db_prefetch(struct db *db, struct db_statement *st, const char *const *para
  * failed (the error is recorded), and the transaction with it. */
 bool db_flush(struct db *db);
 
+/* Inside db_transaction: now() of the transaction, the time PostgreSQL writes where a statement
+ * of it sets a column to now(), formatted as the loads read times (DB_TS in db/store.h); asked
+ * of the server once per transaction. NULL: the query failed (the error is recorded). */
+const char *db_tx_time(struct db *db);
+
 /* Runs plain SQL text with no parameters (migrations, BEGIN, COMMIT). Same contract as db_exec. */
 PGresult *db_exec_sql(struct db *db, const char *sql);
 

@@ -240,8 +240,13 @@ static void test_roll_refuses_public_seed(void)
                                             "\"cards\":{\"allies\":5,\"axis\":5},"
                                             "\"medals_to_win\":6}")),
                         201);
-        char sql[256];
-        snprintf(sql, sizeof sql, "UPDATE seeds SET %s WHERE campaign_id = '%s'", spoil[k], c.id);
+        /* With the version moved, as every change to a campaign moves it: a daemon holding
+         * the campaign in memory reads it again. */
+        char sql[384];
+        snprintf(sql, sizeof sql,
+                 "UPDATE seeds SET %s WHERE campaign_id = '%s'; "
+                 "UPDATE campaigns SET version = version + 1 WHERE id = '%s'",
+                 spoil[k], c.id, c.id);
         CU_ASSERT_TRUE(sql_exec_on(api_conninfo, sql));
         long before = all_rows(api_conninfo), version = camp_version(&api_daemon, &c);
         struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", "{}");

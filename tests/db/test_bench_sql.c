@@ -1,8 +1,9 @@
 /*
- * bench/reserve-roll.sql is m44d's reserve-roll transaction as pgbench runs it: the statements
- * m44d sends, with values in place of the parameters. This checks it against the statements
- * themselves, as PostgreSQL has them prepared (pg_prepared_statements), so that the benchmark
- * cannot drift from the code.
+ * bench/reserve-roll*.sql are m44d's reserve-roll transaction as pgbench runs it, and
+ * bench/battle-cycle.sql one battle of its battle cycle: the statements m44d sends, with values
+ * in place of the parameters. This checks them against the statements themselves, as
+ * PostgreSQL has them prepared (pg_prepared_statements), so that the benchmark cannot drift
+ * from the code.
  */
 #include "db/store.h"
 #include "tests/common/testkit.h"
@@ -53,6 +54,39 @@ static enum db_tx roll_statements(struct db *db, void *arg)
                : DB_TX_ERROR;
 }
 
+/* The statements of a battle cycle (bench/battle-cycle.sql), sent and rolled back: the version
+ * check, the transaction's time, a battle set up, its rolls and choices read, a roll, a log
+ * line, the battle's phase, a reserve choice, the version bump. */
+static enum db_tx cycle_statements(struct db *db, void *arg)
+{
+    (void)arg;
+    PGresult *r = db_campaign_get(db, ID, false);
+    if (!r || PQntuples(r) != 1) {
+        PQclear(r);
+        return DB_TX_ERROR;
+    }
+    char version[24];
+    snprintf(version, sizeof version, "%s", PQgetvalue(r, 0, 6));
+    PQclear(r);
+    r = NULL;
+    const char *battle[] = {ID,   "7",  "Battle 7", "allies", "5", "5", "6", NULL, "victory_events",
+                            NULL, "{}", "allies",   NULL};
+    const char *roll[] = {ID,  "70",     "allies", "victory_events", "7",    "server", "",
+                          "1", "{flag}", NULL,     "allies",         "roll", "{}"};
+    const char *phase[] = {ID,   "7",  "reserves", NULL, NULL,     NULL, NULL,
+                           NULL, NULL, NULL,       "f",  "allies", NULL};
+    const char *choice[] = {ID, "7", "allies", "[]", "0", "3"};
+    const char *save[] = {ID, "71", "1", "3", "3", "active", NULL, version};
+    bool ok = db_campaign_at(db, ID, version, NULL) && db_tx_time(db) &&
+              db_battle_insert(db, battle) &&
+              db_log_insert(db, ID, "organizer", "battle_created", "{}") &&
+              (r = db_battle_detail(db, ID, "7")) && db_roll_insert(db, roll) &&
+              db_battle_update(db, phase) && db_choice_insert(db, choice) &&
+              db_campaign_save(db, save) && db_flush(db);
+    PQclear(r);
+    return ok ? DB_TX_ABORT : DB_TX_ERROR;
+}
+
 static bool is_param(const char *p)
 {
     return p[0] == '$' && p[1] >= '0' && p[1] <= '9';
@@ -77,16 +111,11 @@ static bool matches(const char *pattern, const char *s)
     return false;
 }
 
-/* The statement of bench/reserve-roll.sql that starts with `start`, without its ';', with the
- * timestamp format as m44d writes it (the file spells "HH24:MI:SS" as HH24"h"MI"m"SS, since
- * pgbench would read ":MI" as a variable). NULL if there is none. */
-static char *bench_statement(const char *file, const char *start)
+/* The statement on the line at `at`, without its ';', with the timestamp format as m44d writes
+ * it (the files spell "HH24:MI:SS" as HH24"h"MI"m"SS, since pgbench would read ":MI" as a
+ * variable). */
+static char *statement_at(const char *at)
 {
-    const char *at = strstr(file, start);
-    while (at && at != file && at[-1] != '\n')
-        at = strstr(at + 1, start);
-    if (!at)
-        return NULL;
     size_t n = strcspn(at, "\n");
     char *line = strndup(at, n);
     if (n && line[n - 1] == ';')
@@ -97,6 +126,16 @@ static char *bench_statement(const char *file, const char *start)
         memmove(p + strlen(to), p + strlen(from), strlen(p + strlen(from)) + 1);
     }
     return line;
+}
+
+/* The statement of a bench file that starts with `start` (see statement_at). NULL if there is
+ * none. */
+static char *bench_statement(const char *file, const char *start)
+{
+    const char *at = strstr(file, start);
+    while (at && at != file && at[-1] != '\n')
+        at = strstr(at + 1, start);
+    return at ? statement_at(at) : NULL;
 }
 
 struct bench_statement {
@@ -146,6 +185,57 @@ static void test_bench_sql_is_m44d_sql(void)
     check_file("reserve-roll-warm.sql", warm, sizeof warm / sizeof warm[0]);
 }
 
+/* Every statement of bench/battle-cycle.sql (each line but comments, pgbench's commands, BEGIN
+ * and COMMIT) is one m44d prepared, and each of those it names is there. */
+static void test_cycle_sql_is_m44d_sql(void)
+{
+    CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), cycle_statements, NULL), DB_ABORTED);
+    static const char *const names[] = {"campaign_at",   "tx_time",       "battle_detail",
+                                        "battle_insert", "log_insert",    "roll_insert",
+                                        "battle_update", "choice_insert", "campaign_save"};
+    enum { NNAMES = sizeof names / sizeof names[0] };
+    char *sql[NNAMES];
+    int used[NNAMES] = {0};
+    for (int k = 0; k < NNAMES; k++) {
+        char q[160];
+        snprintf(q, sizeof q, "SELECT statement FROM pg_prepared_statements WHERE name = '%s'",
+                 names[k]);
+        PGresult *r = db_exec_sql(db_thread(), q);
+        CU_ASSERT_FATAL(r && PQntuples(r) == 1);
+        sql[k] = strdup(PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/battle-cycle.sql", tk_env("M44_ROOT"));
+    char *file = tk_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+    int statements = 0;
+    for (const char *at = file; *at; at += strcspn(at, "\n"), at += *at == '\n') {
+        if (*at == '\n' || strncmp(at, "--", 2) == 0 || *at == '\\' ||
+            strncmp(at, "BEGIN;", 6) == 0 || strncmp(at, "COMMIT;", 7) == 0)
+            continue;
+        char *line = statement_at(at);
+        int k = 0;
+        while (k < NNAMES && !matches(sql[k], line))
+            k++;
+        if (k == NNAMES)
+            fprintf(stderr, "\nbench/battle-cycle.sql: not a statement of m44d's: %s\n", line);
+        else
+            used[k]++;
+        CU_ASSERT_TRUE(k < NNAMES);
+        statements++;
+        free(line);
+    }
+    for (int k = 0; k < NNAMES; k++) {
+        if (!used[k])
+            fprintf(stderr, "\nbench/battle-cycle.sql: m44d's %s is not there\n", names[k]);
+        CU_ASSERT_TRUE(used[k] > 0);
+        free(sql[k]);
+    }
+    CU_ASSERT_TRUE(statements >= 8 * 3); /* eight actions of at least three statements */
+    free(file);
+}
+
 /* The matcher itself: a parameter stands for something, never for nothing. */
 static void test_matcher(void)
 {
@@ -161,8 +251,9 @@ static void test_matcher(void)
 
 void register_bench_sql_tests(void)
 {
-    CU_pSuite s = CU_add_suite("bench/reserve-roll*.sql", suite_init, suite_clean);
+    CU_pSuite s = CU_add_suite("bench/*.sql", suite_init, suite_clean);
     CU_add_test(s, "the parameter matcher", test_matcher);
-    CU_add_test(s, "its statements are m44d's, with values for the parameters",
+    CU_add_test(s, "reserve-roll*.sql: its statements are m44d's, with values for the parameters",
                 test_bench_sql_is_m44d_sql);
+    CU_add_test(s, "battle-cycle.sql: every statement is m44d's", test_cycle_sql_is_m44d_sql);
 }

@@ -262,6 +262,64 @@ static void test_prefetch(void)
     CU_ASSERT_EQUAL(count_rows(), before + 2);
 }
 
+/* Asked for before the round trip that carries it: that round trip goes, with the prefetch,
+ * and the statement is not sent a second time (a write held back goes with it). The prefetch
+ * here is an INSERT ... RETURNING, so that running it twice would show. */
+static enum db_tx prefetch_early(struct db *db, void *arg)
+{
+    long *got = arg;
+    const char *seven[] = {"7"}, *eight[] = {"8"};
+    db_prefetch(db, &st_insert_ret, seven);
+    if (!db_defer(db, &st_insert, eight))
+        return DB_TX_ERROR;
+    PGresult *r = db_exec(db, &st_insert_ret, seven);
+    *got = r && PQntuples(r) == 1 ? atol(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    return r ? DB_TX_OK : DB_TX_ERROR;
+}
+
+static void test_prefetch_asked_early(void)
+{
+    long before = count_rows(), got = 0;
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), prefetch_early, &got), DB_OK);
+    CU_ASSERT_EQUAL(got, 7);
+    CU_ASSERT_EQUAL(count_rows(), before + 2);
+}
+
+struct time_ctx {
+    char first[40], again[40], server[40];
+};
+
+static enum db_tx tx_times(struct db *db, void *arg)
+{
+    struct time_ctx *t = arg;
+    const char *a = db_tx_time(db);
+    if (!a)
+        return DB_TX_ERROR;
+    snprintf(t->first, sizeof t->first, "%s", a);
+    PGresult *r = db_exec_sql(db, "SELECT pg_sleep(0.01), to_char(now() AT TIME ZONE 'UTC', "
+                                  "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')");
+    if (!r)
+        return DB_TX_ERROR;
+    snprintf(t->server, sizeof t->server, "%s", PQgetvalue(r, 0, 1));
+    PQclear(r);
+    const char *b = db_tx_time(db);
+    snprintf(t->again, sizeof t->again, "%s", b ? b : "");
+    return DB_TX_OK;
+}
+
+static void test_tx_time(void)
+{
+    struct time_ctx one, two;
+    CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), tx_times, &one), DB_OK);
+    CU_ASSERT_EQUAL(strlen(one.first), strlen("2026-01-01T00:00:00.000Z"));
+    CU_ASSERT_STRING_EQUAL(one.first, one.server);
+    CU_ASSERT_STRING_EQUAL(one.first, one.again);
+    /* The next transaction has a time of its own (10 ms later at least). */
+    CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), tx_times, &two), DB_OK);
+    CU_ASSERT_TRUE(strcmp(two.first, one.first) > 0);
+}
+
 void register_tx_tests(void)
 {
     CU_pSuite s = CU_add_suite("transactions", suite_init, suite_clean);
@@ -279,5 +337,8 @@ void register_tx_tests(void)
     CU_add_test(s, "a held-back write that fails fails the next statement",
                 test_held_back_failure_fails_next_statement);
     CU_add_test(s, "a prefetched read runs after the statement it goes with", test_prefetch);
+    CU_add_test(s, "a read asked for before its prefetch went out runs once",
+                test_prefetch_asked_early);
+    CU_add_test(s, "the transaction's time is now() of the transaction", test_tx_time);
     CU_add_test(s, "reconnect after a PostgreSQL restart", test_reconnect_after_restart);
 }
