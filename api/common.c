@@ -1,6 +1,8 @@
 #include "api/common.h"
 
 #include "api/bodies.h"
+#include "api/router.h"
+#include "api/server.h"
 #include "api/versioned_get.h"
 #include "db/listener.h"
 #include "db/replica.h"
@@ -68,6 +70,17 @@ static enum db_result read_somewhere(struct req *r, struct db *standby, db_tx_fn
     return db_transaction(db_thread(), fn, x);
 }
 
+enum cres check_held_state(struct db *db, const struct req *r, const struct campaign *c)
+{
+    char why[300];
+    enum cres rc = campaign_check_stored(db, c, why, sizeof why);
+    if (rc != C_REFUSED)
+        return rc; /* the same, or the load failed */
+    log_msg(LOG_ERROR, "state", "%s %s: the campaign in memory is not the one stored: %s",
+            r->method, r->route ? r->route->pattern : r->path, why);
+    return C_DBERR;
+}
+
 struct read_ctx {
     struct req *r;
     struct campaign *c;
@@ -82,7 +95,10 @@ static enum db_tx read_tx(struct db *db, void *arg)
 {
     struct read_ctx *x = arg;
     x->behind = false;
-    enum cres rc = campaign_load(db, x->r->params[0], false, x->c, &x->err);
+    bool held;
+    enum cres rc = campaign_read(db, x->r->params[0], x->c, &x->err, &held);
+    if (rc == C_OK && held && http_options()->check_state)
+        rc = check_held_state(db, x->r, x->c);
     if (rc == C_OK && db_is_standby(db) && x->c->version < x->need) {
         x->behind = true;
         return DB_TX_ABORT;

@@ -14,7 +14,8 @@
 bool parse_roll_body(struct req *r, struct roll_input *in, struct write_op *op);
 
 /*
- * Loads campaign params[0] for reading (no lock) and calls `fn`, all in one read transaction;
+ * Reads campaign params[0] (no lock: campaign_read, which takes the copy held in memory when
+ * the database is at its versions, else loads it) and calls `fn`, all in one read transaction;
  * replies with 404 / 503 itself. On success `fn` replies, or leaves it to the caller (which
  * sees r->status still 0); `fn` may refuse by filling `err` and returning C_REFUSED.
  */
@@ -27,6 +28,10 @@ void read_campaign(struct req *r, read_fn fn, void *arg);
  * If-None-Match, or r->read_at_least; else by the primary. For reads that check no key: a key
  * replaced on the primary would still open the standby's copy until the standby catches up. */
 void read_campaign_replica(struct req *r, read_fn fn, void *arg);
+
+/* --check-state: c, as held in memory, against the campaign stored (loaded now). A difference
+ * is logged with r's route and returned as C_DBERR (the request fails with 500). */
+enum cres check_held_state(struct db *db, const struct req *r, const struct campaign *c);
 
 /* The same for grand campaign params[0]. */
 typedef enum cres (*grand_read_fn)(struct db *db, struct req *r, struct grand *g, struct cerr *err,

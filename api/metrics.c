@@ -188,11 +188,18 @@ char *metrics_render(size_t *len)
          "m44d_state_writes_total{found=\"hit\"} %lu\n"
          "m44d_state_writes_total{found=\"miss\"} %lu\n"
          "m44d_state_writes_total{found=\"stale\"} %lu\n"
+         "# HELP m44d_state_reads_total Reads of a campaign (its standing, battles, rolls, log, "
+         "export), by how they found it: held in memory at the versions stored (hit), or "
+         "loaded (loaded).\n"
+         "# TYPE m44d_state_reads_total counter\n"
+         "m44d_state_reads_total{found=\"hit\"} %lu\n"
+         "m44d_state_reads_total{found=\"loaded\"} %lu\n"
          "# HELP m44d_state_entries Campaigns held in memory between writes (of "
          "--state-entries).\n"
          "# TYPE m44d_state_entries gauge\n"
          "m44d_state_entries %lu\n",
-         sc.uses[STATE_HIT], sc.uses[STATE_MISS], sc.uses[STATE_STALE], sc.entries);
+         sc.uses[STATE_HIT], sc.uses[STATE_MISS], sc.uses[STATE_STALE], sc.uses[STATE_READ_HIT],
+         sc.uses[STATE_READ_LOADED], sc.entries);
     outf(&o, "# HELP m44d_standby_reads_total Reads that the standby (--read-database) could "
              "answer, by how they went: answered there (standby); sent to the primary because the "
              "standby was behind more than --read-max-lag-ms or was not a standby (lagging), had "

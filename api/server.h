@@ -26,8 +26,8 @@ struct http_options {
     unsigned version_poll_ms;    /* see waiters_start */
     unsigned version_max_lag_ms; /* see db/listener.h; 0: no listener */
     unsigned idempotency_ttl;    /* seconds a stored response is replayed (api/idempotency.h) */
-    bool check_state;            /* writes compare the campaign in memory with the stored */
-    struct chat_options chat;    /* the group's chat (api/chat_delivery.h) */
+    bool check_state;         /* writes and reads compare the campaign in memory with the stored */
+    struct chat_options chat; /* the group's chat (api/chat_delivery.h) */
 };
 
 /* Starts serving. Returns false (logged) when the address cannot be bound. */

@@ -198,19 +198,7 @@ static enum cres start_from(struct db *db, struct write_ctx *w)
  * now, in the transaction (which sees what it wrote). A difference fails the write. */
 static enum db_tx check_state(struct db *db, struct write_ctx *w)
 {
-    struct campaign *loaded = campaign_new();
-    struct cerr e;
-    char why[300] = "out of memory";
-    enum cres rc = loaded ? campaign_load(db, w->c->id, false, loaded, &e) : C_DBERR;
-    bool same = rc == C_OK && campaign_same(w->c, loaded, why, sizeof why);
-    campaign_free(loaded);
-    if (same)
-        return DB_TX_OK;
-    if (loaded && rc != C_OK)
-        return DB_TX_ERROR; /* the load failed (the version check, sent with it, may have) */
-    log_msg(LOG_ERROR, "state", "%s %s: the campaign in memory is not the one stored: %s",
-            w->r->method, w->r->route ? w->r->route->pattern : w->r->path, why);
-    return DB_TX_ERROR;
+    return check_held_state(db, w->r, w->c) == C_OK ? DB_TX_OK : DB_TX_ERROR;
 }
 
 static enum db_tx tx_body(struct db *db, struct write_ctx *w);

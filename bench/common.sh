@@ -50,7 +50,7 @@ SQL
 
 # Roll targets for loadgen -p: each (campaign, side) once, in campaign order, so that concurrent
 # requests are for different campaigns.
-roll_targets() { # FIRST LAST SIDE-KEY-LETTER
-  psqlq -d "${BENCH_DB:-bench}" -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/1/reserve-roll\t%s%s\t{}', md5('c' || i)::uuid, '$3', lpad(i::text, 42, '0'))
+roll_targets() { # FIRST LAST SIDE-KEY-LETTER [BATTLE, 1]
+  psqlq -d "${BENCH_DB:-bench}" -At -c "SELECT format(E'/api/v1/campaigns/%s/battles/${4:-1}/reserve-roll\t%s%s\t{}', md5('c' || i)::uuid, '$3', lpad(i::text, 42, '0'))
                          FROM generate_series($1, $2) i ORDER BY i"
 }

@@ -190,6 +190,16 @@ struct campaign {
  */
 enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaign *c,
                         struct cerr *e);
+/*
+ * The campaign as stored now, for a read: the copy held in memory (campaign/state_cache.h) when
+ * the database shows the versions it was held at, in one primary-key lookup instead of the
+ * load; else loaded (without the lock). *held says which. Same returns as campaign_load.
+ */
+enum cres campaign_read(struct db *db, const char *id, struct campaign *c, struct cerr *e,
+                        bool *held);
+/* Whether c is the campaign stored: loaded now and compared (campaign_same). C_OK: the same;
+ * C_REFUSED: not (why names the first difference); C_DBERR: the load failed. */
+enum cres campaign_check_stored(struct db *db, const struct campaign *c, char *why, size_t len);
 struct campaign *campaign_new(void);
 void campaign_free(struct campaign *c);
 /* Lets go of what c holds and zeroes it. */

@@ -2,6 +2,7 @@
 #include "campaign/campaign.h"
 
 #include "campaign/rulesets.h"
+#include "campaign/state_cache.h"
 #include "db/store.h"
 #include "campaign/ruleset_load.h"
 
@@ -550,6 +551,43 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
         c->scenarios = (struct scenario_list *)&c->rse->rs->scenarios;
     }
     return C_OK;
+}
+
+enum cres campaign_read(struct db *db, const char *id, struct campaign *c, struct cerr *e,
+                        bool *held)
+{
+    *held = false;
+    if (state_cache_get(id, c)) {
+        PGresult *r = db_campaign_versions_of(db, id);
+        if (!r)
+            return C_DBERR;
+        /* Equal versions, the campaign's and its grand campaign's, mean the same state (every
+         * change moves one of them). */
+        bool grand = c->grand_id[0] != '\0';
+        *held = PQntuples(r) == 1 && atoll(PQgetvalue(r, 0, 0)) == c->version &&
+                PQgetisnull(r, 0, 1) != grand &&
+                (!grand || atoll(PQgetvalue(r, 0, 1)) == c->grand_version);
+        PQclear(r);
+    }
+    state_cache_note(*held ? STATE_READ_HIT : STATE_READ_LOADED);
+    return *held ? C_OK : campaign_load(db, id, false, c, e);
+}
+
+enum cres campaign_check_stored(struct db *db, const struct campaign *c, char *why, size_t len)
+{
+    struct campaign *loaded = campaign_new();
+    struct cerr e;
+    if (!loaded) {
+        snprintf(why, len, "out of memory");
+        return C_DBERR;
+    }
+    enum cres rc = campaign_load(db, c->id, false, loaded, &e);
+    if (rc == C_OK && !campaign_same(c, loaded, why, len))
+        rc = C_REFUSED;
+    else if (rc == C_REFUSED)
+        rc = C_DBERR; /* gone: nothing to compare with */
+    campaign_free(loaded);
+    return rc;
 }
 
 enum cres campaign_save(struct db *db, struct campaign *c)

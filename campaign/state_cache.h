@@ -26,8 +26,16 @@ bool state_cache_get(const char *id, struct campaign *c);
 void state_cache_put(const struct campaign *c);
 void state_cache_drop(const char *id);
 
-/* How a write found its campaign: held and current, not held, or held but moved on. */
-enum state_use { STATE_HIT, STATE_MISS, STATE_STALE, STATE_USES };
+/* How a write found its campaign: held and current, not held, or held but moved on; how a read
+ * did (campaign_read): held and current, or loaded. */
+enum state_use {
+    STATE_HIT,
+    STATE_MISS,
+    STATE_STALE,
+    STATE_READ_HIT,
+    STATE_READ_LOADED,
+    STATE_USES
+};
 void state_cache_note(enum state_use use);
 struct state_cache_stats {
     unsigned long uses[STATE_USES];

@@ -96,6 +96,12 @@ static struct db_statement st_versions = {
     1, 0};
 static struct db_statement st_version = {"campaign_version",
                                          "SELECT version FROM campaigns WHERE id = $1::uuid", 1, 0};
+/* What a read compares with the campaign held in memory: its version, its grand campaign's. */
+static struct db_statement st_versions_of = {
+    "campaign_versions_of",
+    "SELECT c.version, g.version FROM campaigns c LEFT JOIN grand_campaigns g ON g.id = "
+    "c.grand_campaign_id WHERE c.id = $1::uuid",
+    1, 0};
 static struct db_statement st_list = {
     "campaign_list",
     "SELECT id, name, ruleset, status, version, player_allies, player_axis, " DB_TS(
@@ -153,6 +159,12 @@ PGresult *db_campaign_version(struct db *db, const char *id)
 {
     const char *p[] = {id};
     return db_exec(db, &st_version, p);
+}
+
+PGresult *db_campaign_versions_of(struct db *db, const char *id)
+{
+    const char *p[] = {id};
+    return db_exec(db, &st_versions_of, p);
 }
 
 PGresult *db_campaign_versions(struct db *db, const char *ids)

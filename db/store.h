@@ -32,6 +32,9 @@ bool db_campaign_at(struct db *db, const char *id, const char *version, const ch
 /* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
 bool db_campaign_save(struct db *db, const char *const p[8]);
 PGresult *db_campaign_version(struct db *db, const char *id);
+/* The campaign's version and its grand campaign's (NULL when it has none): no row when there is
+ * no such campaign. */
+PGresult *db_campaign_versions_of(struct db *db, const char *id);
 /* id, version of each campaign or grand campaign in `ids`, a PostgreSQL array literal of UUIDs
  * ("{a,b}") */
 PGresult *db_campaign_versions(struct db *db, const char *ids);

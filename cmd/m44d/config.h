@@ -37,12 +37,12 @@ struct config {
     long idempotency_ttl;    /* seconds a stored response for an Idempotency-Key is kept */
     long cache_entries;      /* rendered standings kept in memory */
     long state_entries;      /* campaigns kept in memory between writes */
-    char check_state[4];     /* "on": every write compares its campaign in memory with the stored */
-    long chat_workers;       /* the group's chat: threads delivering at once */
-    long chat_timeout;       /* seconds for one delivery attempt */
-    long chat_attempts;      /* attempts before a message is given up */
-    long chat_retry_max;     /* longest wait between attempts, seconds */
-    char chat_private[8];    /* "deny" or "allow": deliver to private addresses */
+    char check_state[4]; /* "on": writes and reads compare the campaign in memory with the stored */
+    long chat_workers;   /* the group's chat: threads delivering at once */
+    long chat_timeout;   /* seconds for one delivery attempt */
+    long chat_attempts;  /* attempts before a message is given up */
+    long chat_retry_max; /* longest wait between attempts, seconds */
+    char chat_private[8]; /* "deny" or "allow": deliver to private addresses */
     char rulesets_dir[1024];
     bool migrate;
     bool help;

@@ -664,6 +664,53 @@ static void test_listener_reconnect(void)
     free(db);
 }
 
+#define READ_FOUND(how) "m44d_state_reads_total{found=\"" how "\"}"
+
+/*
+ * A read of a campaign this daemon holds in memory (its last write left it so) takes it from
+ * there while the database is at the versions held: one lookup instead of the load. A change
+ * made by hand, which the campaign held cannot know, moves the version on: the next read loads
+ * the campaign and shows the change. (--check-state also compares each read from memory with
+ * the campaign loaded.)
+ */
+static void test_state_read(void)
+{
+    struct camp c = new_campaign("standard", "table");
+    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
+    long hit = daemon_metric(&api_daemon, READ_FOUND("hit"));
+    long loaded = daemon_metric(&api_daemon, READ_FOUND("loaded"));
+    struct http_resp *r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(r->status, 200);
+    long long v = http_int(r, "version");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "battles.0.scenario"), "Battle 1");
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("hit")), hit + 2);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("loaded")), loaded);
+    /* By hand: a new name, and the version moved on (as every change must). */
+    PGconn *pg = PQconnectdb(api_conninfo);
+    CU_ASSERT_FATAL(PQstatus(pg) == CONNECTION_OK);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "UPDATE campaigns SET name = 'Renamed by hand', version = version + 1 WHERE id = "
+             "'%s'",
+             c.id);
+    long heard = daemon_metric(&api_daemon, "m44d_version_changes_heard_total");
+    CU_ASSERT(sql_ok(pg, sql));
+    PQfinish(pg);
+    CU_ASSERT(
+        daemon_metric_becomes(&api_daemon, "m44d_version_changes_heard_total", heard + 1, 5000));
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_EQUAL(http_int(r, "version"), v + 1);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "name"), "Renamed by hand");
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("hit")), hit + 2);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("loaded")), loaded + 1);
+}
+
 /* A thousand long polls on one campaign, one write: every one answered with the new version.
  * Bounded in time, not timed. */
 #define POLLS 1000
@@ -894,6 +941,8 @@ void register_concurrency_tests(void)
     CU_add_test(s, "long polling across daemons", test_long_poll_across_daemons);
     CU_add_test(s, "versions heard: a change made while the listener was away is not hidden",
                 test_listener_reconnect);
+    CU_add_test(s, "a read takes the campaign held in memory while it is the one stored",
+                test_state_read);
     CU_add_test(s, "a thousand long polls, one write: every one answered", test_thousand_polls);
     CU_add_test(s, "a read database that is not a standby, or does not answer, is not read",
                 test_read_database_not_standby);

@@ -738,6 +738,24 @@ static void test_keys_and_versions(void)
     http_free(r);
     expect_status(camp_post(&api_daemon, &m, AXIS, "/battles/1/reserve-roll", "{}"), 201,
                   "new key");
+    /* That roll left the campaign held in memory. A new key of the grand campaign replaces the
+     * campaign's key but moves only the grand campaign's version: a read here must not take the
+     * campaign (and its old key) from memory. */
+    struct camp held = m;
+    r = grand_req(&api_daemon, "POST", &g, ORGANIZER, "/keys/axis", "{}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    snprintf(g.key[AXIS], sizeof g.key[AXIS], "%s", http_str(r, "key"));
+    snprintf(m.key[AXIS], sizeof m.key[AXIS], "%s", http_str(r, "key"));
+    http_free(r);
+    char role_path[160];
+    snprintf(role_path, sizeof role_path, "/api/v1/campaigns/%s/role", m.id);
+    r = api(&api_daemon, "GET", role_path, &held, AXIS, NULL, NULL);
+    assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    r = api(&api_daemon, "GET", role_path, &m, AXIS, NULL, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "role"), "axis");
+    http_free(r);
     /* ... and a re-issue through the campaign changes the grand campaign's key too. */
     r = camp_post(&api_daemon, &m, ORGANIZER, "/keys/allies", "{}");
     CU_ASSERT_EQUAL(r->status, 200);

@@ -26,20 +26,26 @@ static int suite_clean(void)
     return fixture_end(&conninfo);
 }
 
+/* The campaign loaded as campaign/ loads it (with the lock, or not): its version into `out`. */
+static bool load_version(struct db *db, bool lock, char *out, size_t len)
+{
+    PGresult *r = db_campaign_get(db, ID, lock);
+    bool ok = r && PQntuples(r) == 1;
+    if (ok)
+        snprintf(out, len, "%s", PQgetvalue(r, 0, 6));
+    PQclear(r);
+    return ok;
+}
+
 /* The statements of a reserve roll, as campaign/ sends them: lock and load, the battle's rolls
  * and choices, the roll with its event-log line, the version bump. */
 static enum db_tx roll_statements(struct db *db, void *arg)
 {
     (void)arg;
-    PGresult *r = db_campaign_get(db, ID, true);
-    if (!r || PQntuples(r) != 1) {
-        PQclear(r);
-        return DB_TX_ERROR;
-    }
     char version[24];
-    snprintf(version, sizeof version, "%s", PQgetvalue(r, 0, 6));
-    PQclear(r);
-    r = db_battle_detail(db, ID, "1");
+    if (!load_version(db, true, version, sizeof version))
+        return DB_TX_ERROR;
+    PGresult *r = db_battle_detail(db, ID, "1");
     PQclear(r);
     if (!r)
         return DB_TX_ERROR;
@@ -60,15 +66,10 @@ static enum db_tx roll_statements(struct db *db, void *arg)
 static enum db_tx cycle_statements(struct db *db, void *arg)
 {
     (void)arg;
-    PGresult *r = db_campaign_get(db, ID, false);
-    if (!r || PQntuples(r) != 1) {
-        PQclear(r);
-        return DB_TX_ERROR;
-    }
     char version[24];
-    snprintf(version, sizeof version, "%s", PQgetvalue(r, 0, 6));
-    PQclear(r);
-    r = NULL;
+    if (!load_version(db, false, version, sizeof version))
+        return DB_TX_ERROR;
+    PGresult *r = NULL;
     const char *battle[] = {ID,   "7",  "Battle 7", "allies", "5", "5", "6", NULL, "victory_events",
                             NULL, "{}", "allies",   NULL};
     const char *roll[] = {ID,  "70",     "allies", "victory_events", "7",    "server", "",
