@@ -70,10 +70,11 @@ static enum db_result read_somewhere(struct req *r, struct db *standby, db_tx_fn
     return db_transaction(db_thread(), fn, x);
 }
 
-enum cres check_held_state(struct db *db, const struct req *r, const struct campaign *c)
+enum cres check_held_state(struct db *db, const struct req *r, const struct campaign *c,
+                           bool locked)
 {
     char why[300];
-    enum cres rc = campaign_check_stored(db, c, why, sizeof why);
+    enum cres rc = campaign_check_stored(db, c, locked, why, sizeof why);
     if (rc != C_REFUSED)
         return rc; /* the same, or the load failed */
     log_msg(LOG_ERROR, "state", "%s %s: the campaign in memory is not the one stored: %s",
@@ -98,7 +99,7 @@ static enum db_tx read_tx(struct db *db, void *arg)
     bool held;
     enum cres rc = campaign_read(db, x->r->params[0], x->c, &x->err, &held);
     if (rc == C_OK && held && http_options()->check_state)
-        rc = check_held_state(db, x->r, x->c);
+        rc = check_held_state(db, x->r, x->c, false);
     if (rc == C_OK && db_is_standby(db) && x->c->version < x->need) {
         x->behind = true;
         return DB_TX_ABORT;

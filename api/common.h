@@ -29,9 +29,11 @@ void read_campaign(struct req *r, read_fn fn, void *arg);
  * replaced on the primary would still open the standby's copy until the standby catches up. */
 void read_campaign_replica(struct req *r, read_fn fn, void *arg);
 
-/* --check-state: c, as held in memory, against the campaign stored (loaded now). A difference
- * is logged with r's route and returned as C_DBERR (the request fails with 500). */
-enum cres check_held_state(struct db *db, const struct req *r, const struct campaign *c);
+/* --check-state: c, as held in memory, against the campaign stored (loaded now; see
+ * campaign_check_stored for `locked`). A difference is logged with r's route and returned as
+ * C_DBERR (the request fails with 500). */
+enum cres check_held_state(struct db *db, const struct req *r, const struct campaign *c,
+                           bool locked);
 
 /* The same for grand campaign params[0]. */
 typedef enum cres (*grand_read_fn)(struct db *db, struct req *r, struct grand *g, struct cerr *err,

@@ -198,7 +198,7 @@ static enum cres start_from(struct db *db, struct write_ctx *w)
  * now, in the transaction (which sees what it wrote). A difference fails the write. */
 static enum db_tx check_state(struct db *db, struct write_ctx *w)
 {
-    return check_held_state(db, w->r, w->c) == C_OK ? DB_TX_OK : DB_TX_ERROR;
+    return check_held_state(db, w->r, w->c, true) == C_OK ? DB_TX_OK : DB_TX_ERROR;
 }
 
 static enum db_tx tx_body(struct db *db, struct write_ctx *w);
@@ -406,11 +406,12 @@ void write_run(struct req *r, const struct write_op *op)
     switch (res) {
     case DB_OK: {
         db_note_write_ok();
-        changed(&w, ticket);
+        /* Held before anyone hears of the new version: the reads it wakes render from it. */
         if (op->campaign && !op->reloads)
             state_cache_put(w.c);
         else if (op->campaign)
             state_cache_drop(w.c->id);
+        changed(&w, ticket);
         if (op->campaign && w.held)
             state_cache_note(STATE_HIT);
         /* What it told the group's chat goes out now. */

@@ -198,8 +198,11 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
 enum cres campaign_read(struct db *db, const char *id, struct campaign *c, struct cerr *e,
                         bool *held);
 /* Whether c is the campaign stored: loaded now and compared (campaign_same). C_OK: the same;
- * C_REFUSED: not (why names the first difference); C_DBERR: the load failed. */
-enum cres campaign_check_stored(struct db *db, const struct campaign *c, char *why, size_t len);
+ * C_REFUSED: not (why names the first difference); C_DBERR: the load failed. Unless `locked`
+ * (the transaction holds the campaign's row lock), a campaign found moved on to other versions
+ * since is not compared (C_OK). */
+enum cres campaign_check_stored(struct db *db, const struct campaign *c, bool locked, char *why,
+                                size_t len);
 struct campaign *campaign_new(void);
 void campaign_free(struct campaign *c);
 /* Lets go of what c holds and zeroes it. */

@@ -573,7 +573,8 @@ enum cres campaign_read(struct db *db, const char *id, struct campaign *c, struc
     return *held ? C_OK : campaign_load(db, id, false, c, e);
 }
 
-enum cres campaign_check_stored(struct db *db, const struct campaign *c, char *why, size_t len)
+enum cres campaign_check_stored(struct db *db, const struct campaign *c, bool locked, char *why,
+                                size_t len)
 {
     struct campaign *loaded = campaign_new();
     struct cerr e;
@@ -582,7 +583,11 @@ enum cres campaign_check_stored(struct db *db, const struct campaign *c, char *w
         return C_DBERR;
     }
     enum cres rc = campaign_load(db, c->id, false, loaded, &e);
-    if (rc == C_OK && !campaign_same(c, loaded, why, len))
+    /* Without the row lock, a write may have committed since c was found current: a campaign
+     * at other versions is not the one to compare with. */
+    bool moved = !locked && rc == C_OK &&
+                 (loaded->version != c->version || loaded->grand_version != c->grand_version);
+    if (rc == C_OK && !moved && !campaign_same(c, loaded, why, len))
         rc = C_REFUSED;
     else if (rc == C_REFUSED)
         rc = C_DBERR; /* gone: nothing to compare with */
