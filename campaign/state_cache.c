@@ -14,7 +14,8 @@
 /* A campaign held: its struct without the unused ends of its arrays (a campaign of ten battles
  * takes about 12 KiB, not the struct's 77), and what its pointers lead to. */
 struct packed {
-    json_t *scenarios_json;          /* its own scenario list, or NULL */
+    atomic_uint refs;       /* the slot's, and one for each read unpacking it outside the lock */
+    json_t *scenarios_json; /* its own scenario list, or NULL */
     struct scenario_list *scenarios; /* ... parsed (when scenarios_json) */
     json_t *effect_data[RS_MAX_EVENTS];
     json_t *last_detail;
@@ -94,7 +95,14 @@ static void packed_free(struct packed *p)
     free(p);
 }
 
-/* A packed copy of c that shares nothing with it, or NULL. */
+/* Lets go of one reference to p; the last one frees it. */
+static void packed_release(struct packed *p)
+{
+    if (p && atomic_fetch_sub(&p->refs, 1) == 1)
+        packed_free(p);
+}
+
+/* A packed copy of c that shares nothing with it (one reference: the slot's), or NULL. */
 static struct packed *pack(const struct campaign *c)
 {
     struct part part[NPARTS];
@@ -109,6 +117,7 @@ static struct packed *pack(const struct campaign *c)
         free(p);
         return NULL;
     }
+    atomic_init(&p->refs, 1);
     p->len = len;
     unsigned char *at = p->bytes;
     for (int i = 0; i < NPARTS; i++) {
@@ -169,7 +178,7 @@ void state_cache_init(long entries)
 void state_cache_shutdown(void)
 {
     for (unsigned long i = 0; i < nslots; i++)
-        packed_free(slots[i].p);
+        packed_release(slots[i].p);
     free(slots);
     slots = NULL;
     nslots = held = 0;
@@ -193,14 +202,18 @@ bool state_cache_get(const char *id, struct campaign *c)
 {
     if (!nslots)
         return false;
-    bool hit = false;
+    /* The entry is unpacked outside the lock: a reference keeps it while a write replaces it. */
+    struct packed *p = NULL;
     pthread_mutex_lock(&lock);
     struct slot *s = find(set_of(id), id);
-    if (s && unpack(s->p, c)) {
+    if (s) {
+        p = s->p;
+        atomic_fetch_add(&p->refs, 1);
         s->used = ++tick;
-        hit = true;
     }
     pthread_mutex_unlock(&lock);
+    bool hit = p && unpack(p, c);
+    packed_release(p);
     return hit;
 }
 
@@ -233,7 +246,7 @@ void state_cache_put(const struct campaign *c)
     s->p = p;
     s->used = ++tick;
     pthread_mutex_unlock(&lock);
-    packed_free(old);
+    packed_release(old);
 }
 
 void state_cache_drop(const char *id)
@@ -249,7 +262,7 @@ void state_cache_drop(const char *id)
         held--;
     }
     pthread_mutex_unlock(&lock);
-    packed_free(old);
+    packed_release(old);
 }
 
 void state_cache_note(enum state_use use)
