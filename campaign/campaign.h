@@ -222,6 +222,9 @@ bool campaign_same(const struct campaign *held, const struct campaign *loaded, c
 void campaign_note_last(struct campaign *c, const char *actor, const char *action,
                         const json_t *detail);
 
+/* A finished_at in memory, as the save statements set it in the database: kept once set, the
+ * transaction's time (db_tx_time) when it ends, none while it is not over. */
+enum cres campaign_end_time(struct db *db, bool finished, char *at, size_t len);
 /* Writes the campaign row's mutable fields and bumps its version by one. */
 enum cres campaign_save(struct db *db, struct campaign *c);
 

@@ -102,16 +102,8 @@ enum cres battle_save(struct db *db, const struct campaign *c, struct battle *b)
     char num[16], v[6][16];
     snprintf(num, sizeof num, "%d", b->number);
     bool done = b->phase == PHASE_FINISHED;
-    /* As the statement sets finished_at: kept once set, now() when the battle ends, none while
-     * it is not over. */
-    if (done && !b->finished_at[0]) {
-        const char *now = db_tx_time(db);
-        if (!now)
-            return C_DBERR;
-        snprintf(b->finished_at, sizeof b->finished_at, "%s", now);
-    } else if (!done) {
-        b->finished_at[0] = '\0';
-    }
+    if (campaign_end_time(db, done, b->finished_at, sizeof b->finished_at) != C_OK)
+        return C_DBERR;
     const int vals[6] = {b->medals[0],     b->medals[1],    b->undeployed[0],
                          b->undeployed[1], b->objective[0], b->objective[1]};
     for (int i = 0; i < 6; i++)

@@ -595,17 +595,23 @@ enum cres campaign_check_stored(struct db *db, const struct campaign *c, bool lo
     return rc;
 }
 
-enum cres campaign_save(struct db *db, struct campaign *c)
+enum cres campaign_end_time(struct db *db, bool finished, char *at, size_t len)
 {
-    /* As the statement sets finished_at (see battle_save). */
-    if (c->finished && !c->finished_at[0]) {
+    if (!finished) {
+        at[0] = '\0';
+    } else if (!at[0]) {
         const char *now = db_tx_time(db);
         if (!now)
             return C_DBERR;
-        copy(c->finished_at, sizeof c->finished_at, now);
-    } else if (!c->finished) {
-        c->finished_at[0] = '\0';
+        copy(at, len, now);
     }
+    return C_OK;
+}
+
+enum cres campaign_save(struct db *db, struct campaign *c)
+{
+    if (campaign_end_time(db, c->finished, c->finished_at, sizeof c->finished_at) != C_OK)
+        return C_DBERR;
     char roll[24], epoch[16], ta[16], tx[16], version[24];
     snprintf(roll, sizeof roll, "%ld", c->next_roll);
     snprintf(epoch, sizeof epoch, "%d", c->seed_epoch);
