@@ -406,7 +406,8 @@ void write_run(struct req *r, const struct write_op *op)
     switch (res) {
     case DB_OK: {
         db_note_write_ok();
-        /* Held before anyone hears of the new version: the reads it wakes render from it. */
+        /* Held before this thread wakes the readers of the new version, so that they usually
+         * render from it (the listener may hear the announcement and wake them first). */
         if (op->campaign && !op->reloads)
             state_cache_put(w.c);
         else if (op->campaign)

@@ -744,7 +744,6 @@ static void test_thousand_polls(void)
     }
     CU_ASSERT_EQUAL(opened, POLLS);
     CU_ASSERT(daemon_metric_becomes(&d, "m44d_long_polls_waiting", POLLS, 30000));
-    long loaded = daemon_metric(&d, READ_FOUND("loaded"));
     CU_ASSERT_EQUAL(battle(&d, &c, 1), 201);
     /* Every answer: 200 with the new ETag, each connection then closed. */
     char want[64];
@@ -792,10 +791,6 @@ static void test_thousand_polls(void)
             close(fds[i]);
     CU_ASSERT_EQUAL(left, 0);
     CU_ASSERT_EQUAL(ok, POLLS);
-    /* The new version was rendered from the campaign the write left held (held before the
-     * polls were woken), never loaded. */
-    CU_ASSERT(daemon_metric(&d, READ_FOUND("hit")) > 0);
-    CU_ASSERT_EQUAL(daemon_metric(&d, READ_FOUND("loaded")), loaded);
     for (int i = 0; i < POLLS && ok < POLLS; i++)
         if (strstr(buf[i], want) == NULL) {
             fprintf(stderr, "a poll's answer: %.300s\n", buf[i]);
