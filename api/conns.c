@@ -35,8 +35,9 @@ static bool running;
 enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)cls, (void)addrlen;
-    /* Admitted here, counted here: libmicrohttpd's own --max-connections check, after this one,
-     * then never refuses what was admitted (which would leave it counted). */
+    /* Admitted here, counted here: libmicrohttpd's own limit, checked again after this, is set
+     * far above --max-connections (api/server.c), so it never refuses what was admitted (which
+     * would leave it counted). */
     bool trusted = clients_peer_trusted(addr);
     struct client_key k;
     client_key_sockaddr(addr, &k);
@@ -49,6 +50,14 @@ enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t a
     if (!ok)
         atomic_fetch_add(&refused, 1);
     return ok ? MHD_YES : MHD_NO;
+}
+
+bool conns_room(void)
+{
+    pthread_mutex_lock(&lock);
+    bool room = admitted < (long)max_open;
+    pthread_mutex_unlock(&lock);
+    return room;
 }
 
 void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,

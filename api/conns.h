@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 /* Starts the thread that enforces the head deadline. At most `max_connections` are admitted
- * (libmicrohttpd is given the same limit). */
+ * (libmicrohttpd's own limit is set far above, so that it never refuses one admitted here). */
 bool conns_start(unsigned per_peer_limit, unsigned head_timeout_s, unsigned max_connections);
 void conns_stop(void);
 
@@ -25,6 +25,10 @@ void conns_stop(void);
 enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
 void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                   enum MHD_ConnectionNotificationCode code);
+
+/* Whether another connection may be admitted now (fewer than --max-connections are). While
+ * not, new clients are left waiting in the listen queue rather than accepted and refused. */
+bool conns_room(void);
 
 /* A request's head has arrived (its first callback) / its reply is done. */
 void conns_request_started(struct MHD_Connection *conn);

@@ -1,6 +1,7 @@
 #include "api/metrics.h"
 #include "campaign/state_cache.h"
 
+#include "api/acceptor.h"
 #include "api/chat_delivery.h"
 #include "api/conns.h"
 #include "api/ratelimit.h"
@@ -270,8 +271,13 @@ char *metrics_render(size_t *len)
          "# HELP m44d_idle_connections_shed_total Idle connections closed to keep room for new "
          "ones when nearly at --max-connections.\n"
          "# TYPE m44d_idle_connections_shed_total counter\n"
-         "m44d_idle_connections_shed_total %lu\n",
-         conns_open(), conns_refused(), conns_head_timeouts(), conns_idle_shed());
+         "m44d_idle_connections_shed_total %lu\n"
+         "# HELP m44d_accept_pauses_total Times accepting connections paused for a moment, the "
+         "process being out of open files (or memory).\n"
+         "# TYPE m44d_accept_pauses_total counter\n"
+         "m44d_accept_pauses_total %lu\n",
+         conns_open(), conns_refused(), conns_head_timeouts(), conns_idle_shed(),
+         acceptor_fd_waits());
     *len = o.len;
     return o.buf;
 }

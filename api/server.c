@@ -1,5 +1,6 @@
 #include "api/server.h"
 
+#include "api/acceptor.h"
 #include "api/clients.h"
 #include "api/conns.h"
 #include "api/http.h"
@@ -458,25 +459,41 @@ bool http_start(const struct http_options *opts)
                 gai_strerror(rc));
         return false;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    if (ai->ai_family == AF_INET6)
-        flags |= MHD_USE_IPv6;
-    /* The per-address limit is ours (api/conns.h), not libmicrohttpd's: a trusted proxy is
-     * many clients and is not held to it. */
-    daemon_handle = MHD_start_daemon(
-        flags, 0, conns_accept, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-        MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)opts->http_threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->max_connections,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, opts->conn_memory, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-        MHD_OPTION_END);
+    /* The socket is m44d's own (api/acceptor.h says why), handed connections by one thread. */
+    int fd = acceptor_listen(ai->ai_addr, ai->ai_addrlen);
+    int listen_errno = errno;
     freeaddrinfo(ai);
-    if (!daemon_handle) {
-        log_msg(LOG_ERROR, "http", "cannot listen on %s:%u (address in use or not allowed)",
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                     MHD_USE_NO_LISTEN_SOCKET | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    /* The limits are ours (api/conns.h): the per-address one, as a trusted proxy is many
+     * clients and is not held to it, and --max-connections, as libmicrohttpd checks its own
+     * limit per thread of its pool and, for a connection handed to it, only once the thread
+     * takes it: a burst could fill one thread past its share and be closed while the others
+     * have room. Its limit is only a backstop here: each thread may hold all of ours, twice
+     * (a connection closing leaves our count before libmicrohttpd's). */
+    unsigned mhd_limit = (unsigned)opts->max_connections * (unsigned)opts->http_threads * 2;
+    if (fd >= 0)
+        daemon_handle = MHD_start_daemon(
+            flags, 0, conns_accept, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+            NULL, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opts->http_threads,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout, MHD_OPTION_CONNECTION_LIMIT,
+            mhd_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, opts->conn_memory,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION,
+            conns_notify, NULL, MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
+            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+    if (fd < 0)
+        log_msg(LOG_ERROR, "http", "cannot listen on %s:%u: %s", opts->host, opts->port,
+                strerror(listen_errno));
+    else if (!daemon_handle)
+        log_msg(LOG_ERROR, "http", "cannot start the HTTP server (libmicrohttpd) on %s:%u",
                 opts->host, opts->port);
+    if (!daemon_handle || !acceptor_start(daemon_handle, fd, conns_room)) {
+        if (daemon_handle) {
+            MHD_stop_daemon(daemon_handle);
+            daemon_handle = NULL;
+        } else if (fd >= 0) {
+            close(fd);
+        }
         waiters_release_all();
         listener_stop();
         chat_delivery_stop();
@@ -496,9 +513,7 @@ void http_quiesce(void)
 {
     if (!daemon_handle)
         return;
-    MHD_socket fd = MHD_quiesce_daemon(daemon_handle);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+    acceptor_stop();
     /* Long polls answer now rather than hold the shutdown. */
     waiters_release_all();
 }
@@ -507,6 +522,7 @@ void http_stop(void)
 {
     if (!daemon_handle)
         return;
+    acceptor_stop();
     listener_stop();
     chat_delivery_stop();
     sweeper_stop();

@@ -14,12 +14,14 @@
 #include "tests/common/pgcut.h"
 #include "tests/common/testkit.h"
 
+#include <dirent.h>
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -464,6 +466,12 @@ static void test_idle_crowd(void)
         }
     CU_ASSERT_EQUAL(n, 40);
     tk_sleep_ms(300); /* all accepted (the metrics are read from elsewhere) */
+    /* ... and none refused: they are within --max-connections, however libmicrohttpd's
+     * threads share them. */
+    int refused = 0;
+    for (int i = 0; i < n; i++)
+        refused += tcp_closed_within(fds[i], 1);
+    CU_ASSERT_EQUAL(refused, 0);
     http_set_source("127.0.0.6");
     int fd = raw_send(&s, "127.0.0.6", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     char buf[4096];
@@ -898,6 +906,89 @@ static void test_malformed(void)
     stop(&s);
 }
 
+/* The open-files limit that leaves a process room for `n` files more: a new file takes the
+ * lowest number free, and the limit bounds the numbers. 0 when it cannot be read. */
+static rlim_t files_limit_for(pid_t pid, int n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    static bool used[65536];
+    memset(used, 0, sizeof used);
+    for (struct dirent *e; (e = readdir(d));) {
+        long fd = e->d_name[0] == '.' ? -1 : atol(e->d_name);
+        if (fd >= 0 && fd < 65536)
+            used[fd] = true;
+    }
+    closedir(d);
+    for (int fd = 0, free_seen = 0; fd < 65536; fd++)
+        if (!used[fd] && free_seen++ == n)
+            return (rlim_t)fd;
+    return 0;
+}
+
+/* Open files of a process (its /proc/PID/fd entries), or -1. */
+static int open_files(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Out of open files, a new client waited in the listen queue and m44d went on accepting once
+ * a connection closed (libmicrohttpd did this itself before m44d accepted on its own socket):
+ * the client is then answered, the pause counted and said in the log. */
+static void test_out_of_files(void)
+{
+    struct setup s;
+    CU_ASSERT_FATAL(start(&s, "abuse_files", NULL));
+    /* Settled: the database workers connected, every thread started. */
+    struct http_resp *r = req(&s, "GET", "/readyz", NULL, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    tk_sleep_ms(300);
+    int base = open_files(s.d.pid);
+    CU_ASSERT_FATAL(base > 0);
+    /* Room for two connections more. */
+    struct rlimit old, lim;
+    CU_ASSERT_FATAL(prlimit(s.d.pid, RLIMIT_NOFILE, NULL, &old) == 0);
+    lim = old;
+    lim.rlim_cur = files_limit_for(s.d.pid, 2);
+    CU_ASSERT_FATAL(lim.rlim_cur > 0);
+    CU_ASSERT_FATAL(prlimit(s.d.pid, RLIMIT_NOFILE, &lim, NULL) == 0);
+    int held[2];
+    for (int i = 0; i < 2; i++)
+        held[i] = tcp_connect(s.d.port);
+    for (int i = 0; i < 50 && open_files(s.d.pid) < base + 2; i++)
+        tk_sleep_ms(100);
+    CU_ASSERT_EQUAL(open_files(s.d.pid), base + 2);
+    /* A third client waits: not answered, not refused. */
+    int fd = raw_send(&s, NULL, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    CU_ASSERT_FATAL(fd >= 0);
+    char buf[4096];
+    CU_ASSERT_EQUAL(raw_status(fd, buf, sizeof buf, 1000), 0);
+    /* One closes: the waiting client is taken and answered. */
+    close(held[0]);
+    CU_ASSERT_EQUAL(raw_status(fd, buf, sizeof buf, 5000), 200);
+    close(fd);
+    close(held[1]);
+    CU_ASSERT_FATAL(prlimit(s.d.pid, RLIMIT_NOFILE, &old, NULL) == 0);
+    CU_ASSERT(daemon_metric(&s.d, "m44d_accept_pauses_total") >= 1);
+    char *log = tk_slurp(s.d.log);
+    CU_ASSERT(log && strstr(log, "cannot accept connections: Too many open files"));
+    free(log);
+    stop(&s);
+}
+
 static void register_abuse(void)
 {
     CU_pSuite s = CU_add_suite("abuse", NULL, NULL);
@@ -911,6 +1002,7 @@ static void register_abuse(void)
     CU_add_test(s, "a head sent a byte at a time is cut at --head-timeout", test_slow_head);
     CU_add_test(s, "idle connections filling the slots: the longest idle are cut for a new one",
                 test_idle_crowd);
+    CU_add_test(s, "out of open files: a new client waits and is then served", test_out_of_files);
     CU_add_test(s, "long polls whose clients hung up are freed at once", test_hung_up_polls);
     CU_add_test(s, "parked polls capped per client and in all; health and writes go on",
                 test_parked_caps);
