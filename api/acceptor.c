@@ -10,12 +10,16 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 /* How long accepting pauses after an error, such as the process being out of files: a
  * connection that closes in the meantime frees one, and the clients wait in the listen queue
  * rather than being refused. */
 #define PAUSE_MS 100
+
+/* Most connections accepted between two looks for acceptor_stop. */
+#define ACCEPT_BATCH 64
 
 /* While full, whether there is room again is asked this often. */
 #define FULL_MS 10
@@ -55,18 +59,23 @@ int acceptor_listen(const struct sockaddr *addr, socklen_t addrlen)
 static bool wait_for(bool listen_too, int ms)
 {
     struct pollfd p[2] = {{.fd = wake_fd, .events = POLLIN}, {.fd = listen_fd, .events = POLLIN}};
-    if (poll(p, listen_too ? 2 : 1, ms) < 0 && errno != EINTR)
+    if (poll(p, listen_too ? 2 : 1, ms) < 0 && errno != EINTR) {
         log_msg(LOG_ERROR, "http", "waiting for connections: %s", strerror(errno));
+        struct timespec pause = {0, PAUSE_MS * 1000 * 1000};
+        nanosleep(&pause, NULL); /* not a loop of errors */
+    }
     return !(p[0].revents & POLLIN);
 }
 
 /* accept_queued's answer when there is no room for another connection. */
 #define FULL (-1)
 
-/* Accepts what the queue holds: 0 once it is empty, FULL, or the error that stopped it. */
+/* Accepts what the queue holds, up to a batch (then acceptor_stop is looked for again, however
+ * fast clients come): 0 once it is empty or the batch done, FULL, or the error that stopped
+ * it. */
 static int accept_queued(void)
 {
-    for (;;) {
+    for (int batch = 0; batch < ACCEPT_BATCH; batch++) {
         if (!has_room())
             return FULL;
         struct sockaddr_storage ss;
@@ -99,6 +108,7 @@ static int accept_queued(void)
             return errno;
         }
     }
+    return 0;
 }
 
 static void *run(void *arg)
@@ -117,13 +127,18 @@ static void *run(void *arg)
                 break;
             continue;
         }
-        bool out_of_files = err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
-        if (out_of_files)
+        bool out_of_files = err == EMFILE || err == ENFILE;
+        bool out_of_memory = err == ENOBUFS || err == ENOMEM;
+        if (out_of_files || out_of_memory)
             atomic_fetch_add(&fd_waits, 1);
         if (!paused && out_of_files)
             log_msg(LOG_WARN, "http",
                     "cannot accept connections: %s; new clients wait until a connection closes "
                     "(raise the open-files limit, or lower --max-connections)",
+                    strerror(err));
+        else if (!paused && out_of_memory)
+            log_msg(LOG_WARN, "http",
+                    "cannot accept connections: %s; new clients wait until memory is freed",
                     strerror(err));
         else if (!paused)
             log_msg(LOG_ERROR, "http", "cannot accept connections: %s", strerror(err));
@@ -140,9 +155,11 @@ bool acceptor_start(struct MHD_Daemon *daemon, int fd, bool (*room)(void))
     has_room = room;
     listen_fd = fd;
     wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    running = wake_fd >= 0 && pthread_create(&thread, NULL, run, NULL) == 0;
+    int err = wake_fd < 0 ? errno : pthread_create(&thread, NULL, run, NULL);
+    running = err == 0;
     if (!running) {
-        log_msg(LOG_ERROR, "http", "cannot start the thread that accepts connections");
+        log_msg(LOG_ERROR, "http", "cannot start the thread that accepts connections: %s",
+                strerror(err));
         acceptor_stop();
     }
     return running;

@@ -28,7 +28,12 @@ bool acceptor_start(struct MHD_Daemon *daemon, int fd, bool (*room)(void));
  * queue are reset). Connections already handed over stay. Safe to call twice. */
 void acceptor_stop(void);
 
-/* Times accepting paused because the process had no file left (EMFILE and the like). */
+/* libmicrohttpd gives a connection handed to it to the thread of its pool numbered by the
+ * socket's number (modulo the pool's size), where its own listening gave it to whichever
+ * thread woke first: clients that come one at a time may all land on one thread, which is
+ * then the only one busy. */
+
+/* Times accepting paused because the process had no file (or memory) left. */
 unsigned long acceptor_fd_waits(void);
 
 #endif

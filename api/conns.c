@@ -65,18 +65,28 @@ void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 {
     (void)cls;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        struct conn *c = calloc(1, sizeof *c);
-        *socket_context = c;
-        if (!c)
-            return;
-        const union MHD_ConnectionInfo *fd =
-            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         const union MHD_ConnectionInfo *ad =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-        c->fd = fd ? fd->connect_fd : -1;
         const struct sockaddr *sa = ad ? ad->client_addr : NULL;
-        c->counted = !clients_peer_trusted(sa); /* by conns_accept */
-        client_key_sockaddr(sa, &c->peer);
+        bool counted = !clients_peer_trusted(sa); /* by conns_accept */
+        struct client_key peer;
+        client_key_sockaddr(sa, &peer);
+        struct conn *c = calloc(1, sizeof *c);
+        *socket_context = c;
+        if (!c) {
+            /* Not followed: its admission is undone now, as its close will find nothing. */
+            pthread_mutex_lock(&lock);
+            admitted--;
+            if (counted)
+                client_counts_add(&per_peer, &peer, -1, -1);
+            pthread_mutex_unlock(&lock);
+            return;
+        }
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        c->fd = fd ? fd->connect_fd : -1;
+        c->counted = counted;
+        c->peer = peer;
         clock_gettime(CLOCK_MONOTONIC, &c->since);
         pthread_mutex_lock(&lock);
         c->next = all;
