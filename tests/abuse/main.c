@@ -902,31 +902,10 @@ static void test_malformed(void)
     stop(&s);
 }
 
-/* The open-files limit that leaves a process room for `n` files more: a new file takes the
- * lowest number free, and the limit bounds the numbers. 0 when it cannot be read. */
-static rlim_t files_limit_for(pid_t pid, int n)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    static bool used[65536];
-    memset(used, 0, sizeof used);
-    for (struct dirent *e; (e = readdir(d));) {
-        long fd = e->d_name[0] == '.' ? -1 : atol(e->d_name);
-        if (fd >= 0 && fd < 65536)
-            used[fd] = true;
-    }
-    closedir(d);
-    for (int fd = 0, free_seen = 0; fd < 65536; fd++)
-        if (!used[fd] && free_seen++ == n)
-            return (rlim_t)fd;
-    return 0;
-}
-
-/* Open files of a process (its /proc/PID/fd entries), or -1. */
-static int open_files(pid_t pid)
+/* The files a process has open (its /proc/PID/fd entries), or -1; their numbers below 65,536
+ * marked in `used` when it is not NULL. */
+#define FD_NUMBERS 65536
+static int open_files(pid_t pid, bool *used)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
@@ -934,10 +913,30 @@ static int open_files(pid_t pid)
     if (!d)
         return -1;
     int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        n++;
+        long fd = atol(e->d_name);
+        if (used && fd >= 0 && fd < FD_NUMBERS)
+            used[fd] = true;
+    }
     closedir(d);
     return n;
+}
+
+/* The open-files limit that leaves a process room for `n` files more: a new file takes the
+ * lowest number free, and the limit bounds the numbers. 0 when it cannot be read. */
+static rlim_t files_limit_for(pid_t pid, int n)
+{
+    static bool used[FD_NUMBERS];
+    memset(used, 0, sizeof used);
+    if (open_files(pid, used) < 0)
+        return 0;
+    for (int fd = 0, free_seen = 0; fd < FD_NUMBERS; fd++)
+        if (!used[fd] && free_seen++ == n)
+            return (rlim_t)fd;
+    return 0;
 }
 
 /* Out of open files, a new client waited in the listen queue and m44d went on accepting once
@@ -952,11 +951,11 @@ static void test_out_of_files(void)
     CU_ASSERT_EQUAL(r->status, 200);
     http_free(r);
     /* ... and its files as they stay (the reply's connection closed on its side). */
-    int base = open_files(s.d.pid), was = -1;
+    int base = open_files(s.d.pid, NULL), was = -1;
     for (int i = 0; i < 50 && base != was; i++) {
         tk_sleep_ms(200);
         was = base;
-        base = open_files(s.d.pid);
+        base = open_files(s.d.pid, NULL);
     }
     CU_ASSERT_FATAL(base > 0);
     /* Room for two connections more. */
@@ -969,9 +968,9 @@ static void test_out_of_files(void)
     int held[2];
     for (int i = 0; i < 2; i++)
         held[i] = tcp_connect(s.d.port);
-    for (int i = 0; i < 50 && open_files(s.d.pid) < base + 2; i++)
+    for (int i = 0; i < 50 && open_files(s.d.pid, NULL) < base + 2; i++)
         tk_sleep_ms(100);
-    CU_ASSERT_EQUAL(open_files(s.d.pid), base + 2);
+    CU_ASSERT_EQUAL(open_files(s.d.pid, NULL), base + 2);
     /* A third client waits: not answered, not refused. */
     int fd = raw_send(&s, NULL, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     CU_ASSERT_FATAL(fd >= 0);
