@@ -13,9 +13,11 @@ json_t *json_body(const char *data, size_t len, struct jerr *e)
     json_error_t je;
     json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
     if (!j) {
+        /* jansson names its own option for a NUL character: said in plain words instead. */
+        const char *why =
+            strstr(je.text, "JSON_ALLOW_NUL") ? "a text holds a \\u0000 character" : je.text;
         jerr_set(e, PROBLEM_MALFORMED_JSON, "",
-                 "The body is not valid JSON: %s (line %d, column %d).", je.text, je.line,
-                 je.column);
+                 "The body is not valid JSON: %s (line %d, column %d).", why, je.line, je.column);
         return NULL;
     }
     if (!json_is_object(j)) {

@@ -150,7 +150,19 @@ pgbench_cpu() {
   echo "$res"
 }
 PG1=$(pgbench_run 1 pgbench.sql)
-pgbench_cpu "pgbench: UPDATE + INSERT in one transaction" 16 pgbench.sql >"$out/pg16.txt"
+# waited LABEL APP COMMAND...: runs the command with waits_start sampling the bench database's
+# backends of APP, and adds a row of the waits table.
+wait_rows=()
+waited() {
+  local label=$1 app=$2 f; shift 2
+  f="$out/waits-${#wait_rows[@]}.txt"
+  waits_start bench "$app" "$SECS" "$f"
+  "$@"
+  wait "$WAITS_PID" || true
+  wait_rows+=("$(waits_row "$label" "$f")")
+}
+waited "pgbench: UPDATE + INSERT in one transaction" pgbench \
+  pgbench_cpu "pgbench: UPDATE + INSERT in one transaction" 16 pgbench.sql >"$out/pg16.txt"
 PG16=$(cat "$out/pg16.txt")
 
 echo "== m44d: POST reserve-roll" >&2
@@ -178,7 +190,8 @@ if [ "${M44_BENCH_PERF:-0}" = 1 ] && command -v perf >/dev/null; then
   perf record -q -a -o "$out/perf-warm.data" -- sleep "$SECS" 2>/dev/null &
   PERF_PID=$!
 fi
-W16=$($LG -c 16 -d "$SECS" -p "$out/rolls-16-warm.txt" "127.0.0.1:$PORT")
+waited "m44d: POST .../reserve-roll, warm" m44d \
+  eval 'W16=$($LG -c 16 -d "$SECS" -p "$out/rolls-16-warm.txt" "127.0.0.1:$PORT")'
 P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
 if [ -n "${PERF_PID:-}" ]; then
   wait "$PERF_PID" || true
@@ -228,7 +241,8 @@ row "pgbench: m44d's warm reserve-roll SQL (version check, no load)" 16 "$(field
 awk '/^SELECT /{next} /^\\startpipeline/{if (s++) next} /^\\endpipeline/{if (!e++) next} {print}' \
   bench/reserve-roll.sql >"$out/reserve-roll-writes.sql"
 chmod a+r "$out/reserve-roll-writes.sql"
-pgbench_cpu "pgbench: only the writes of m44d's reserve roll" 16 reserve-roll-writes.sql -M prepared >"$out/pgw.txt"
+waited "pgbench: only the writes of m44d's reserve roll" pgbench \
+  pgbench_cpu "pgbench: only the writes of m44d's reserve roll" 16 reserve-roll-writes.sql -M prepared >"$out/pgw.txt"
 PGW=$(cat "$out/pgw.txt")
 row "pgbench: only the writes of m44d's reserve roll" 16 "$(field rps "$PGW")" "$(field p50_ms "$PGW")" "$(field p99_ms "$PGW")" "$(ratio "$(field rps "$PGW")" "$(field rps "$PG16")") × pgbench"
 # The writes one at a time, each in a transaction of its own: the roll with its event-log
@@ -247,14 +261,16 @@ echo "== what the announcement of a change costs (NOTIFY m44d_versions, off for 
 # until its commit is flushed. With the trigger off, the same writes, and m44d's warm rolls on
 # campaigns 40001.. (warmed by an unmeasured pass of the Allies' rolls).
 psqlq -d bench -c "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"
-pgbench_cpu "pgbench: only the writes, no announcement" 16 reserve-roll-writes.sql -M prepared >"$out/pgq.txt"
+waited "pgbench: only the writes, no announcement" pgbench \
+  pgbench_cpu "pgbench: only the writes, no announcement" 16 reserve-roll-writes.sql -M prepared >"$out/pgq.txt"
 PGQ=$(cat "$out/pgq.txt")
 row "pgbench: only the writes of m44d's reserve roll, no announcement" 16 "$(field rps "$PGQ")" "$(field p50_ms "$PGQ")" "$(field p99_ms "$PGQ")" "$(ratio "$(field rps "$PGQ")" "$(field rps "$PG16")") × pgbench"
 roll_targets 40001 "$N" a >"$out/rolls-quiet-cold.txt"
 QC=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-cold.txt" "127.0.0.1:$PORT")
 roll_targets 40001 "$((40000 + $(field requests "$QC")))" x >"$out/rolls-quiet-warm.txt"
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
-QW=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-warm.txt" "127.0.0.1:$PORT")
+waited "m44d: POST .../reserve-roll, warm, no announcement" m44d \
+  eval 'QW=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-warm.txt" "127.0.0.1:$PORT")'
 P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
 cpu_row "m44d: POST .../reserve-roll, warm, no announcement" "$P0" "$P1" "$T0" "$T1" "$(field ok "$QW")"
 row "m44d: POST .../reserve-roll, warm, no announcement" 16 "$(field rps "$QW")" "$(field p50_ms "$QW")" "$(field p99_ms "$QW")" "$(ratio "$(field rps "$QW")" "$(field rps "$PG16")") × pgbench"
@@ -359,6 +375,16 @@ pgv=$("$pgbin/postgres" --version)
   echo "| measurement | PostgreSQL CPU ms | m44d CPU ms |"
   echo "|---|---|---|"
   printf '%s\n' "${cpu_rows[@]}"
+  echo
+  echo "What PostgreSQL's server processes for the clients were doing during the rows at 16"
+  echo "connections, in percent of samples (bench/common.sh, waits_start: every 20 ms, from"
+  echo "pg_stat_activity): on a CPU; waiting for the lock that serializes the commits of"
+  echo "transactions that notify; writing or flushing the WAL; waiting for a row lock; waiting for"
+  echo "the client inside a transaction (its next statements), or between transactions:"
+  echo
+  echo "| measurement | samples | CPU | notify lock | WAL | row lock | client, in a transaction | client, between | other |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${wait_rows[@]}"
   echo
   echo "Live viewers: long polls parked on one campaign (their If-None-Match its version), then one"
   echo "write; the time from sending the write until each viewer has the first bytes of its answer."

@@ -247,11 +247,13 @@ enum role campaign_replaced_role(const struct campaign *c, const char *key);
  * for a later battle; 0: every event rolled so far): their definitions. */
 int campaign_events(const struct campaign *c, int battle, const struct event_def **out, int max);
 
-/* What the events in force at battle `battle` do to a side's reserve options. */
+/* What the events in force at battle `battle`, whose scope takes it in, do to a side's reserve
+ * options. */
 void campaign_option_mods(const struct campaign *c, enum side side, int battle,
                           struct option_mods *mods);
 
-/* The pre-battle rolls battle `b` calls for: the effects, with the events they belong to. */
+/* The pre-battle rolls battle `b` calls for (events in force whose scope takes it in): the
+ * effects, with the events they belong to. */
 struct pre_battle_need {
     const struct event_def *event;
     const struct effect_def *roll;

@@ -55,8 +55,10 @@ enum cres campaign_use_held(struct db *db, struct campaign *c, int id, struct ce
         return refuse(e, PROBLEM_NOT_FOUND, "id", "The campaign holds nothing numbered %d.", id);
     if (strcmp(h->state, "held") != 0) {
         const struct grant_def *g = c->rse ? ruleset_grant(c->rse->rs, h->grant) : NULL;
-        return refuse(e, PROBLEM_ALREADY_DONE, NULL, "The %s's %s from battle %d was %s already.",
-                      side_title(h->side), g ? g->text : h->grant, h->battle,
+        /* "An Air Sortie / Air Power token (...) from battle 1, held by the Allies, was ..." */
+        return refuse(e, PROBLEM_ALREADY_DONE, NULL,
+                      "%s from battle %d, held by the %s, was %s already.", g ? g->text : h->grant,
+                      h->battle, side_title(h->side),
                       strcmp(h->state, "used") == 0 ? "marked used" : "removed");
     }
     char num[16];

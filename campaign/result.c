@@ -5,6 +5,45 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Undeployed reserves are units a side called up in this battle and could not place (RULES.md
+ * 2): no more than the units its reserve choice took, the options that cost a token (RULES.md 3:
+ * "an option that brings a new unit onto the map costs 1 token"). */
+static enum cres undeployed_check(struct db *db, const struct campaign *c, int battle,
+                                  const struct result_input *in, struct cerr *e)
+{
+    if (!in->undeployed[0] && !in->undeployed[1])
+        return C_OK;
+    struct battle_detail d;
+    if (battle_detail_load(db, c, battle, &d) != C_OK)
+        return C_DBERR;
+    int units[SIDE_COUNT] = {0, 0};
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        size_t i;
+        json_t *item;
+        json_array_foreach(d.side[s].chosen_json, i, item)
+        {
+            units[s] += json_integer_value(json_object_get(item, "cost")) > 0;
+        }
+    }
+    battle_detail_free(&d);
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        if (in->undeployed[s] <= units[s])
+            continue;
+        char field[48], called[64];
+        snprintf(field, sizeof field, "undeployed_reserves.%s", side_name((enum side)s));
+        if (units[s])
+            snprintf(called, sizeof called, "%d reserve unit%s", units[s],
+                     units[s] == 1 ? "" : "s");
+        else
+            snprintf(called, sizeof called, "no reserve unit");
+        return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
+                      "The %s called up %s in battle %d, so they cannot have %d undeployed: "
+                      "check the undeployed reserves.",
+                      side_title((enum side)s), called, battle, in->undeployed[s]);
+    }
+    return C_OK;
+}
+
 enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                           const struct result_input *in, struct cerr *e)
 {
@@ -27,6 +66,9 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     if (in->has_undeployed && !rs->reserve.enabled && (in->undeployed[0] || in->undeployed[1]))
         return refuse(e, PROBLEM_INVALID_FIELD, "undeployed_reserves",
                       "This ruleset has no reserve roll, so no undeployed reserves.");
+    rc = undeployed_check(db, c, battle, in, e);
+    if (rc != C_OK)
+        return rc;
     /* A result that cannot be right (API.md): the loser reached the medals to win, or the
      * winner did not; unless the scenario was won by its special condition. On several maps
      * only the total counts, and the winner may go beyond it. */

@@ -709,12 +709,33 @@ int campaign_events(const struct campaign *c, int battle, const struct event_def
     return n;
 }
 
+/* The events in force at battle `number` whose scope takes it in (docs/RULESETS.md: "the scope
+ * says at which battles the event is in force"): its number, its scenario, the battle picked. */
+static int events_in_scope(const struct campaign *c, int number, const struct event_def **out)
+{
+    const struct event_def *events[RS_MAX_EVENTS];
+    int n = campaign_events(c, number, events, RS_MAX_EVENTS), k = 0;
+    const char *scenario = "";
+    for (int i = 0; i < c->nbattles; i++)
+        if (c->battles[i].number == number)
+            scenario = c->battles[i].scenario;
+    for (int i = 0; i < n; i++) {
+        int picked = 0;
+        for (int e = 0; e < c->neffects; e++)
+            if (strcmp(c->effects[e].event_id, events[i]->id) == 0)
+                picked = c->effects[e].picked_battle;
+        if (scope_applies(&events[i]->scope, number, scenario, picked))
+            out[k++] = events[i];
+    }
+    return k;
+}
+
 void campaign_option_mods(const struct campaign *c, enum side side, int battle,
                           struct option_mods *mods)
 {
     memset(mods, 0, sizeof *mods);
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = campaign_events(c, battle, events, RS_MAX_EVENTS);
+    int n = events_in_scope(c, battle, events);
     for (int k = 0; k < n; k++)
         what_if_option_mods(events[k], side, mods);
 }
@@ -723,7 +744,7 @@ int campaign_pre_battle_needs(const struct campaign *c, const struct battle *b,
                               struct pre_battle_need *out, int max)
 {
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = campaign_events(c, b->number, events, RS_MAX_EVENTS), k = 0;
+    int n = events_in_scope(c, b->number, events), k = 0;
     for (int i = 0; i < n && k < max; i++) {
         const struct effect_def *e =
             what_if_pre_battle_roll(events[i], (const char(*)[RS_ID_MAX])b->features, b->nfeatures);

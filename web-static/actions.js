@@ -259,7 +259,8 @@ function resultAction(st) {
   const err = errorSlot('err-result');
   const winner = sideSelect('result-winner', 'Winner', 'allies');
   const m = { allies: num('result-medals-allies', 'Allied medals', mtw, 0, 200), axis: num('result-medals-axis', 'Axis medals', 0, 0, 200) };
-  const fieldErr = { 'medals.allies': errorSlot('err-medals-allies'), 'medals.axis': errorSlot('err-medals-axis') };
+  const fieldErr = { 'medals.allies': errorSlot('err-medals-allies'), 'medals.axis': errorSlot('err-medals-axis'),
+    'undeployed_reserves.allies': errorSlot('err-undeployed-allies'), 'undeployed_reserves.axis': errorSlot('err-undeployed-axis') };
   const reserves = b.reserves !== null;
   const ua = num('result-undeployed-allies', 'Allied undeployed reserves', 0, 0, 50);
   const ux = num('result-undeployed-axis', 'Axis undeployed reserves', 0, 0, 50);
@@ -303,8 +304,8 @@ function resultAction(st) {
   h('div', { class: 'row' }, winner.el, h('div', {}, m.allies.el, fieldErr['medals.allies']), h('div', {}, m.axis.el, fieldErr['medals.axis'])),
   h('p', { class: 'hint', text: `${mtw} medals win this battle.` }),
   h('label', { class: 'choice', for: sudden.id }, sudden, h('span', { text: `Won by the scenario's own victory condition, not by reaching ${mtw} medals (sudden death)` })),
-  reserves ? h('div', { class: 'row' }, ua.el, ux.el) : null,
-  reserves ? h('p', { class: 'hint', text: 'Undeployed reserves: reserve units called up but not placed. Only the winner gets a Reserve Token back for each.' }) : null,
+  reserves ? h('div', { class: 'row' }, h('div', {}, ua.el, fieldErr['undeployed_reserves.allies']), h('div', {}, ux.el, fieldErr['undeployed_reserves.axis'])) : null,
+  reserves ? h('p', { class: 'hint', text: 'Undeployed reserves: reserve units called up in this battle but not placed. Only the winner gets a Reserve Token back for each.' }) : null,
   h('details', {}, h('summary', { text: 'Objective medals (campaigns with an objective track)' }), h('div', { class: 'row' }, oa.el, ox.el)),
   submit, check, err);
   return form;

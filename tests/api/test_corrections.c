@@ -140,10 +140,11 @@ static void test_every_action_undone(void)
     char path[64];
     snprintf(path, sizeof path, "/held/%ld/use", held);
     do_undo_redo(&c, ORGANIZER, path, "{}", 200, ORGANIZER, NULL);
-    /* A wrong result: the undeployed reserve the winner gets back as a token, undone too. */
+    /* A wrong result, undone; the right one gives the winner its undeployed reserve (the elite
+     * infantry it called up) back as a token. */
     do_undo_redo(&c, ORGANIZER, "/battles/1/result",
                  "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
-                 "\"undeployed_reserves\":{\"allies\":1,\"axis\":0}}",
+                 "\"undeployed_reserves\":{\"allies\":0,\"axis\":1}}",
                  200, ORGANIZER,
                  "{\"winner\":\"axis\",\"medals\":{\"allies\":2,\"axis\":6},"
                  "\"undeployed_reserves\":{\"allies\":0,\"axis\":1}}");

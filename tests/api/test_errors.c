@@ -138,6 +138,8 @@ static void test_create_refusals(void)
         struct http_resp *r =
             api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, c->body, NULL);
         assert_problem(r, c->status, c->code);
+        /* Said in words, never in the JSON library's own terms (its option names). */
+        CU_ASSERT_PTR_NULL(strstr(http_str(r, "detail"), "JSON_"));
         if (c->field) {
             if (strcmp(http_str(r, "field"), c->field) != 0)
                 fprintf(stderr, "\ncase %zu: field \"%s\", want \"%s\"\n", i, http_str(r, "field"),

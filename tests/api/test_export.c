@@ -66,7 +66,7 @@ static void play(struct camp *c, bool finish)
         snprintf(p, sizeof p, "/battles/%d/result", n);
         must(camp_post(&api_daemon, c, ORGANIZER, p,
                        "{\"winner\":\"axis\",\"medals\":{\"allies\":2,\"axis\":5},"
-                       "\"undeployed_reserves\":{\"allies\":0,\"axis\":1},"
+                       "\"undeployed_reserves\":{\"allies\":1,\"axis\":0},"
                        "\"objective_medals\":{\"allies\":1,\"axis\":2}}"),
              200);
     }

@@ -339,6 +339,7 @@ static void play(const char *ruleset)
         http_free(r);
         json_decref(ve_faces[0]);
         json_decref(ve_faces[1]);
+        int undeployed[2] = {0, 0};
         for (int s = 0; s < 2 && reserve; s++) {
             snprintf(suffix, sizeof suffix, "/battles/%d/reserve-roll", n);
             r = roll(&c, s, suffix, &m);
@@ -346,17 +347,19 @@ static void play(const char *ruleset)
             int spent = 0;
             choose(&c, s, n, http_json_at(r, "options"), m.tokens[s], &spent);
             m.tokens[s] -= spent;
+            /* A side that called up a unit (it cost a token) could not place it, every other
+             * battle. */
+            undeployed[s] = n % 2 && spent > 0 ? 1 : 0;
             http_free(r);
         }
         int w = winners[n - 1];
         int medals[2];
         medals[w] = medals_to_win;
         medals[1 - w] = n % 4;
-        int undeployed = reserve && n % 2 ? 1 : 0;
         snprintf(body, sizeof body,
                  "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d},"
                  "\"undeployed_reserves\":{\"allies\":%d,\"axis\":%d}}",
-                 SIDES[w], medals[0], medals[1], undeployed, undeployed);
+                 SIDES[w], medals[0], medals[1], undeployed[0], undeployed[1]);
         snprintf(suffix, sizeof suffix, "/battles/%d/result", n);
         r = camp_post(&api_daemon, &c, ORGANIZER, suffix, body);
         CU_ASSERT_EQUAL(r->status, 200);
@@ -366,7 +369,7 @@ static void play(const char *ruleset)
             m.medals[s] += medals[s];
             m.last_medals[s] = medals[s];
         }
-        m.tokens[w] += undeployed; /* only the winner gets its undeployed reserves back */
+        m.tokens[w] += undeployed[w]; /* only the winner gets its undeployed reserves back */
         for (int s = 0; s < 2 && what_if; s++)
             apply_event(m.events[s], s, s == 1 && strcmp(m.events[0], m.events[1]) == 0, n,
                         m.tokens);

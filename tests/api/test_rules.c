@@ -11,18 +11,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static struct daemon other; /* where the round trip is imported */
+/* Where the round trip is imported; it also knows a house ruleset (test_scope). */
+static struct daemon other;
 static char *other_db;
+static char house_dir[] = "/tmp/m44-house-rules.XXXXXX";
+static char house_file[64];
+/* The daemon the helpers below act on. */
+static const struct daemon *at = &api_daemon;
+
+/* Island Hoppers, with Naval Struggle in force at battle 2 only and Allied Air Supremacy at
+ * Tarawa only (in the book both last the whole campaign). */
+static const char house_rules[] =
+    "{\"id\":\"house-hoppers\",\"extends\":\"island-hoppers\",\"name\":\"House Hoppers\","
+    "\"what_if\":{\"events\":{"
+    "\"naval-struggle\":{\"scope\":{\"kind\":\"battles\",\"battles\":[2]}},"
+    "\"allied-air-supremacy\":{\"scope\":{\"kind\":\"only\",\"scenarios\":[\"Tarawa\"]}}}}}";
 
 static int suite_init(void)
 {
-    return other_daemon_start(&other, &other_db, "api_rules");
+    if (!mkdtemp(house_dir))
+        return 1;
+    snprintf(house_file, sizeof house_file, "%s/house.json", house_dir);
+    FILE *f = fopen(house_file, "w");
+    if (!f || fputs(house_rules, f) < 0 || fclose(f) != 0)
+        return 1;
+    const char *args[] = {"--rulesets-dir", house_dir, NULL};
+    other_db = tk_new_database("api_rules");
+    return other_db && daemon_start(&other, other_db, args) ? 0 : 1;
 }
 
 static int suite_clean(void)
 {
-    return other_daemon_stop(&other, &other_db);
+    int rc = other_daemon_stop(&other, &other_db);
+    unlink(house_file);
+    rmdir(house_dir);
+    return rc;
 }
 
 /* A table-dice campaign of `ruleset` with What-if on when faces are given for it. */
@@ -35,13 +60,13 @@ static void campaign(struct camp *c, const char *ruleset, int allies_tokens, int
              "{\"name\":\"rules %s\",\"ruleset\":\"%s\",\"dice\":\"table\",\"what_if\":%s,"
              "\"reserve_tokens\":{\"allies\":%d,\"axis\":%d}}",
              ruleset, ruleset, wi ? "true" : "false", allies_tokens, axis_tokens);
-    CU_ASSERT_FATAL(camp_create(&api_daemon, body, c));
+    CU_ASSERT_FATAL(camp_create(at, body, c));
     if (!wi)
         return;
     snprintf(body, sizeof body, "{\"faces\":[\"%s\"]}", allies_what_if);
-    expect_status(camp_post(&api_daemon, c, ALLIES, "/what-if", body), 201, "allies what-if");
+    expect_status(camp_post(at, c, ALLIES, "/what-if", body), 201, "allies what-if");
     snprintf(body, sizeof body, "{\"faces\":[\"%s\"]}", axis_what_if);
-    expect_status(camp_post(&api_daemon, c, AXIS, "/what-if", body), 201, "axis what-if");
+    expect_status(camp_post(at, c, AXIS, "/what-if", body), 201, "axis what-if");
 }
 
 static void new_battle(struct camp *c, const char *scenario, const char *first, const char *extra)
@@ -50,7 +75,7 @@ static void new_battle(struct camp *c, const char *scenario, const char *first, 
     snprintf(body, sizeof body,
              "{\"scenario\":\"%s\",\"first_player\":\"%s\",\"cards\":{\"allies\":5,\"axis\":5}%s}",
              scenario, first, extra ? extra : ",\"medals_to_win\":6");
-    expect_status(camp_post(&api_daemon, c, ORGANIZER, "/battles", body), 201, scenario);
+    expect_status(camp_post(at, c, ORGANIZER, "/battles", body), 201, scenario);
 }
 
 /* Both sides enter their victory event dice as rolled at the table (faces as JSON strings). */
@@ -59,9 +84,9 @@ static void victory_events(struct camp *c, int n, const char *allies, const char
     char p[64], body[128];
     snprintf(p, sizeof p, "/battles/%d/victory-events", n);
     snprintf(body, sizeof body, "{\"faces\":[%s]}", allies);
-    expect_status(camp_post(&api_daemon, c, ALLIES, p, body), 201, "allies victory events");
+    expect_status(camp_post(at, c, ALLIES, p, body), 201, "allies victory events");
     snprintf(body, sizeof body, "{\"faces\":[%s]}", axis);
-    expect_status(camp_post(&api_daemon, c, AXIS, p, body), 201, "axis victory events");
+    expect_status(camp_post(at, c, AXIS, p, body), 201, "axis victory events");
 }
 
 /* Both sides roll their reserves at the table and take nothing. */
@@ -70,16 +95,16 @@ static void reserves(struct camp *c, int n, const char *allies, const char *axis
     char p[64], body[128];
     snprintf(p, sizeof p, "/battles/%d/reserve-roll", n);
     snprintf(body, sizeof body, "{\"faces\":[%s]}", allies);
-    expect_status(camp_post(&api_daemon, c, ALLIES, p, body), 201, "allies reserve roll");
+    expect_status(camp_post(at, c, ALLIES, p, body), 201, "allies reserve roll");
     snprintf(body, sizeof body, "{\"faces\":[%s]}", axis);
-    expect_status(camp_post(&api_daemon, c, AXIS, p, body), 201, "axis reserve roll");
+    expect_status(camp_post(at, c, AXIS, p, body), 201, "axis reserve roll");
 }
 
 static void choose_nothing(struct camp *c, int n, enum who who)
 {
     char p[64];
     snprintf(p, sizeof p, "/battles/%d/reserve-choice", n);
-    expect_status(camp_post(&api_daemon, c, who, p, "{\"options\":[]}"), 200, "take nothing");
+    expect_status(camp_post(at, c, who, p, "{\"options\":[]}"), 200, "take nothing");
 }
 
 static void result(struct camp *c, int n, const char *winner, int allies, int axis)
@@ -88,7 +113,7 @@ static void result(struct camp *c, int n, const char *winner, int allies, int ax
     snprintf(p, sizeof p, "/battles/%d/result", n);
     snprintf(body, sizeof body, "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d}}",
              winner, allies, axis);
-    expect_status(camp_post(&api_daemon, c, ORGANIZER, p, body), 200, "result");
+    expect_status(camp_post(at, c, ORGANIZER, p, body), 200, "result");
 }
 
 /* Whether a battle's list (effects, effects_at_result) names the event. */
@@ -96,7 +121,7 @@ static bool lists(const struct camp *c, int n, const char *list, const char *eve
 {
     char p[64];
     snprintf(p, sizeof p, "/battles/%d", n);
-    struct http_resp *r = camp_get(&api_daemon, c, p);
+    struct http_resp *r = camp_get(at, c, p);
     json_t *a = http_json_at(r, list);
     bool found = false;
     for (size_t i = 0; i < json_array_size(a); i++)
@@ -415,6 +440,67 @@ static void test_readings_shown(void)
     http_free(r);
 }
 
+/* Results battle 1 of `c` must refuse (422 result-inconsistent, naming `field`, the detail
+ * saying `words` when given), changing nothing. */
+struct bad_result {
+    const char *body, *field, *words;
+};
+
+static void results_refused(const struct camp *c, const struct bad_result *bad, size_t n)
+{
+    long version = camp_version(&api_daemon, c);
+    for (size_t i = 0; i < n; i++) {
+        struct http_resp *r =
+            camp_post(&api_daemon, c, ORGANIZER, "/battles/1/result", bad[i].body);
+        assert_problem(r, 422, "result-inconsistent");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), bad[i].field);
+        if (bad[i].words)
+            CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), bad[i].words));
+        http_free(r);
+    }
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, c), version);
+}
+
+/* RULES.md 2: "undeployed reserves: reserve units a side called up but could not place. Only
+ * the winner of the battle gets 1 Reserve Token back for each": no more than the units the side
+ * took in that battle's reserve choice (RULES.md 3: each costs a token). */
+static void two_units_called_up(struct camp *c)
+{
+    campaign(c, "standard", 2, 2, NULL, NULL);
+    new_battle(c, "A", "allies", NULL);
+    reserves(c, 1, "\"infantry\",\"armor\"", "\"flag\",\"flag\"");
+    expect_status(camp_post(&api_daemon, c, ALLIES, "/battles/1/reserve-choice",
+                            "{\"options\":[{\"id\":\"infantry@0\"},{\"id\":\"armor@1\"}]}"),
+                  200, "two units");
+    choose_nothing(c, 1, AXIS);
+}
+
+static void test_undeployed_are_units_called_up(void)
+{
+    struct camp c;
+    two_units_called_up(&c);
+    static const struct bad_result bad[] = {
+        {"{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
+         "\"undeployed_reserves\":{\"allies\":3,\"axis\":0}}",
+         "undeployed_reserves.allies", "The Allies called up 2 reserve units in battle 1"},
+        {"{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
+         "\"undeployed_reserves\":{\"allies\":0,\"axis\":1}}",
+         "undeployed_reserves.axis", "The Axis called up no reserve unit in battle 1"},
+    };
+    results_refused(&c, bad, sizeof bad / sizeof bad[0]);
+    CU_ASSERT_EQUAL(tokens(&c, "allies"), 0);
+    /* Both units unplaced, and the Allies won: 0 + 2 tokens back. */
+    result(&c, 1, "allies", 6, 2);
+    CU_ASSERT_EQUAL(tokens(&c, "allies"), 0);
+    struct camp d;
+    two_units_called_up(&d);
+    expect_status(camp_post(&api_daemon, &d, ORGANIZER, "/battles/1/result",
+                            "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
+                            "\"undeployed_reserves\":{\"allies\":2,\"axis\":0}}"),
+                  200, "two undeployed");
+    CU_ASSERT_EQUAL(tokens(&d, "allies"), 2);
+}
+
 /* D12. API.md: a result whose loser reached the medals to win, or whose winner did not, is
  * refused (422 result-inconsistent, with the field), unless it was a sudden death. */
 static void test_results_that_cannot_be_right(void)
@@ -425,22 +511,12 @@ static void test_results_that_cannot_be_right(void)
     reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
     choose_nothing(&c, 1, ALLIES);
     choose_nothing(&c, 1, AXIS);
-    static const struct {
-        const char *body, *field;
-    } bad[] = {
-        {"{\"winner\":\"axis\",\"medals\":{\"allies\":9,\"axis\":0}}", "medals.allies"},
-        {"{\"winner\":\"axis\",\"medals\":{\"allies\":4,\"axis\":4}}", "medals.allies"},
-        {"{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2}}", "medals.allies"},
+    static const struct bad_result bad[] = {
+        {"{\"winner\":\"axis\",\"medals\":{\"allies\":9,\"axis\":0}}", "medals.allies", NULL},
+        {"{\"winner\":\"axis\",\"medals\":{\"allies\":4,\"axis\":4}}", "medals.allies", NULL},
+        {"{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2}}", "medals.allies", NULL},
     };
-    long version = camp_version(&api_daemon, &c);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        struct http_resp *r =
-            camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result", bad[i].body);
-        assert_problem(r, 422, "result-inconsistent");
-        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), bad[i].field);
-        http_free(r);
-    }
-    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
+    results_refused(&c, bad, sizeof bad / sizeof bad[0]);
     /* A scenario won by its special condition: the medals need not say so. */
     expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result",
                             "{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2},"
@@ -465,6 +541,20 @@ static void test_results_that_cannot_be_right(void)
     http_free(r);
 }
 
+/* A battle on Sword and Juno (`maps` as sent): 29 medals, 12 and 9 cards. */
+static void sword_and_juno(const struct camp *c, const char *maps)
+{
+    char body[200];
+    snprintf(body, sizeof body,
+             "{\"scenario\":\"Sword and Juno\",\"first_player\":\"allies\",\"maps\":%s}", maps);
+    struct http_resp *r = camp_post(&api_daemon, c, ORGANIZER, "/battles", body);
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "medals_to_win"), 29);
+    CU_ASSERT_EQUAL(http_int(r, "cards.allies"), 12);
+    CU_ASSERT_EQUAL(http_int(r, "cards.axis"), 9);
+    http_free(r);
+}
+
 /* D13. RULES.md 7 (003: "total the number of Victory Medals found on each map ... Only the total
  * number of medals matters"): Sword + Juno, OverThrough: 29 medals, Commanders-in-Chief 12
  * (Allies) and 9 (Axis) cards; the British Landings 41; all six maps 78. */
@@ -472,16 +562,8 @@ static void test_multi_map(void)
 {
     struct camp c;
     campaign(&c, "standard", 2, 2, NULL, NULL);
-    struct http_resp *r =
-        camp_post(&api_daemon, &c, ORGANIZER, "/battles",
-                  "{\"scenario\":\"Sword and Juno\",\"first_player\":\"allies\",\"maps\":"
-                  "[\"juno\",\"sword\"]}");
-    CU_ASSERT_EQUAL(r->status, 201);
-    CU_ASSERT_EQUAL(http_int(r, "medals_to_win"), 29);
-    CU_ASSERT_EQUAL(http_int(r, "cards.allies"), 12);
-    CU_ASSERT_EQUAL(http_int(r, "cards.axis"), 9);
-    http_free(r);
-    r = camp_get(&api_daemon, &c, "/battles/1");
+    sword_and_juno(&c, "[\"juno\",\"sword\"]");
+    struct http_resp *r = camp_get(&api_daemon, &c, "/battles/1");
     CU_ASSERT_STRING_EQUAL(http_str(r, "maps.1.name"), "Sword Beach");
     http_free(r);
     reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
@@ -518,6 +600,13 @@ static void test_multi_map(void)
         http_free(r);
     }
     CU_ASSERT_EQUAL(camp_version(&api_daemon, &d), 1);
+    /* The simplified rules link "any scenarios" (RULES.md 6): a battle on several maps too. */
+    struct camp s;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"simplified maps\",\"ruleset\":\"simplified\","
+                                "\"dice\":\"table\"}",
+                                &s));
+    sword_and_juno(&s, "[\"sword\",\"juno\"]");
 }
 
 /* RULES.md 9: "Air Power / Air Sortie tokens and Veteran Stars won by reserve rolls are held per
@@ -549,6 +638,8 @@ static void test_held_tokens(void)
     expect_status(camp_post(&api_daemon, &c, ORGANIZER, p, "{}"), 200, "used");
     r = camp_post(&api_daemon, &c, ORGANIZER, p, "{}");
     assert_problem(r, 409, "already-done");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), " from battle 1, held by the Allies, was "
+                                                         "marked used already."));
     http_free(r);
     r = camp_post(&api_daemon, &c, ORGANIZER, "/held/99/use", "{}");
     assert_problem(r, 404, "not-found");
@@ -680,6 +771,64 @@ static void test_naval_struggle_and_night_attacks(void)
     http_free(b);
 }
 
+/* docs/RULESETS.md: "The scope says at which battles the event is in force": an event's
+ * changes to the reserve options and its pre-battle roll apply at the battles of its scope only
+ * (house_rules above). */
+static int axis_air_grants(const struct camp *c, int n)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/battles/%d", n);
+    struct http_resp *r = camp_get(at, c, p);
+    json_t *opts = http_json_at(r, "reserves.axis.options");
+    int air = 0;
+    for (size_t i = 0; i < json_array_size(opts); i++) {
+        json_t *g = json_object_get(json_array_get(opts, i), "grants");
+        for (size_t k = 0; k < json_array_size(g); k++)
+            air += strncmp(json_string_value(json_array_get(g, k)), "air-", 4) == 0;
+    }
+    http_free(r);
+    return air;
+}
+
+static size_t pre_battle_rolls(const struct camp *c, int n)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/battles/%d", n);
+    struct http_resp *r = camp_get(at, c, p);
+    size_t k = json_array_size(http_json_at(r, "pre_battle_rolls"));
+    http_free(r);
+    return k;
+}
+
+static void test_scope(void)
+{
+    at = &other;
+    struct camp c;
+    campaign(&c, "house-hoppers", 2, 2, "star", "infantry"); /* Allies: Naval Struggle */
+    new_battle(&c, "Guadalcanal", "allies", ",\"medals_to_win\":6,\"features\":[\"destroyers\"]");
+    CU_ASSERT_EQUAL(pre_battle_rolls(&c, 1), 0);
+    reserves(&c, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&c, 1, ALLIES);
+    choose_nothing(&c, 1, AXIS);
+    result(&c, 1, "axis", 2, 6);
+    new_battle(&c, "Savo", "allies", ",\"medals_to_win\":6,\"features\":[\"destroyers\"]");
+    CU_ASSERT_EQUAL(pre_battle_rolls(&c, 2), 1);
+
+    struct camp d;
+    campaign(&d, "house-hoppers", 2, 2, "grenade", "infantry"); /* Allies: Air Supremacy */
+    new_battle(&d, "Guadalcanal", "allies", NULL);
+    reserves(&d, 1, "\"star\",\"star\"", "\"star\",\"star\"");
+    CU_ASSERT(axis_air_grants(&d, 1) > 0); /* not Tarawa: the Axis keep their air grants */
+    choose_nothing(&d, 1, ALLIES);
+    choose_nothing(&d, 1, AXIS);
+    result(&d, 1, "axis", 2, 6);
+    new_battle(&d, "Tarawa", "allies", NULL);
+    victory_events(&d, 2, "\"flag\",\"flag\"", "\"flag\",\"flag\",\"flag\"");
+    reserves(&d, 2, "\"star\",\"star\"", "\"star\",\"star\"");
+    CU_ASSERT_EQUAL(axis_air_grants(&d, 2), 0);
+    at = &api_daemon;
+}
+
 void register_rules_tests(void)
 {
     CU_pSuite s = CU_add_suite("rules fidelity (RULES.md 7-9)", suite_init, suite_clean);
@@ -692,8 +841,11 @@ void register_rules_tests(void)
     CU_add_test(s, "D7 CB1 victory points decide; D8 its two stars", test_cb1_winner_and_two_stars);
     CU_add_test(s, "D9-D11 readings shown", test_readings_shown);
     CU_add_test(s, "D12 results that cannot be right", test_results_that_cannot_be_right);
+    CU_add_test(s, "undeployed reserves are units called up in the battle",
+                test_undeployed_are_units_called_up);
     CU_add_test(s, "D13 multi-map battles", test_multi_map);
     CU_add_test(s, "granted tokens kept, used, removed", test_held_tokens);
     CU_add_test(s, "Naval Struggle's roll, Night Attacks' battle, and the round trip",
                 test_naval_struggle_and_night_attacks);
+    CU_add_test(s, "an event's effects apply at the battles of its scope only", test_scope);
 }

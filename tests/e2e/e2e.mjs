@@ -251,13 +251,20 @@ try {
     await p.waitForSelector('#act-reserve-choice', { state: 'detached' });
   }
   await org.waitForSelector('#act-result', { timeout: 5000 });
-  // Axis win 5-3; each side had a reserve unit it could not place: only the winner's
-  // comes back as a token.
+  // Axis win 5-3. Neither side called up a unit in this battle, so an undeployed reserve is
+  // refused (RULES.md 2), in words, next to its field, and nothing is recorded.
   await org.selectOption('#result-winner', 'axis');
   await org.fill('#result-medals-allies', '3');
   await org.fill('#result-medals-axis', '5');
-  await org.fill('#result-undeployed-allies', '1');
   await org.fill('#result-undeployed-axis', '1');
+  await org.click('#record-result');
+  await org.click('#confirm-result');
+  await org.waitForSelector('#err-undeployed-axis:not([hidden])', { timeout: 5000 });
+  const undeployedRefused = await text(org, '#err-undeployed-axis');
+  check(undeployedRefused.includes('The Axis called up no reserve unit in battle 2') && !/undeployed_reserves|axis\b/.test(undeployedRefused),
+    `an undeployed reserve no unit was called up for is refused next to its field, in players' words (${undeployedRefused})`);
+  check((await apiGet(`/campaigns/${id}/battles/2`)).phase === 'ready', 'the refused result recorded nothing');
+  await org.fill('#result-undeployed-axis', '0');
   await org.click('#record-result');
   await org.click('#confirm-result');
   await org.waitForSelector('#act-new-battle');
@@ -273,13 +280,13 @@ try {
       }
     }
   }
-  check(api.sides.allies.reserve_tokens === 2 && api.sides.axis.reserve_tokens === 1, 'tokens: Allies 3 - 1 = 2 (its undeployed unit lost), Axis 0 + 1 undeployed as winner');
+  check(api.sides.allies.reserve_tokens === 2 && api.sides.axis.reserve_tokens === 0, 'tokens: Allies 3 - 1 = 2, Axis 0');
   const bars = await org.locator('#medals-chart rect.bar').evaluateAll((els) => els.map((e) => `${e.dataset.battle}:${e.dataset.side}:${e.dataset.value}`));
   check(bars.join(' ') === '1:allies:4 1:axis:2 2:allies:3 2:axis:5', 'the medals chart has one bar per side per battle with the medals');
   const points = await org.locator('#tokens-chart circle.point[data-side="allies"]').evaluateAll((els) => els.map((e) => e.dataset.value));
   check(points.join(',') === '3,2,2', `the token chart shows the Allies' tokens at the start and after each battle (${points.join(',')})`);
   const axisPoints = await org.locator('#tokens-chart circle.point[data-side="axis"]').evaluateAll((els) => els.map((e) => e.dataset.value));
-  check(axisPoints.join(',') === '0,0,1', `and the Axis' tokens (${axisPoints.join(',')})`);
+  check(axisPoints.join(',') === '0,0,0', `and the Axis' tokens (${axisPoints.join(',')})`);
   check((await text(org, '#stats-words')).includes('dice'), 'dice statistics in words');
   check(await org.locator('#dice-stats tbody tr').count() === 5, 'a row per die symbol');
   await shot(org, '06-organizer-standing.png');

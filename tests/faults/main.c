@@ -160,6 +160,7 @@ static bool play_battle(struct player *p, int n)
              n, SIDES[n % 2]);
     if (!post(p, 0, "/battles", body, 201, NULL))
         return false;
+    int units[2] = {0, 0};
     for (int s = 0; s < 2 && n > 1; s++) {
         struct http_resp *r;
         snprintf(suffix, sizeof suffix, "/battles/%d/victory-events", n);
@@ -182,6 +183,9 @@ static bool play_battle(struct player *p, int n)
                 pick = o;
         }
         json_t *choice = json_pack("{s:[]}", "options");
+        /* A unit called up (it costs a token) is one the side could not place (RULES.md 2). */
+        units[s] =
+            pick && json_integer_value(json_array_get(json_object_get(pick, "costs"), 0)) > 0;
         if (pick)
             json_array_append_new(json_object_get(choice, "options"),
                                   json_pack("{s:O, s:O}", "id", json_object_get(pick, "id"),
@@ -200,8 +204,8 @@ static bool play_battle(struct player *p, int n)
     }
     snprintf(body, sizeof body,
              "{\"winner\":\"%s\",\"medals\":{\"allies\":%d,\"axis\":%d},"
-             "\"undeployed_reserves\":{\"allies\":1,\"axis\":1}}",
-             SIDES[n % 2], n % 2 ? 2 : 5, n % 2 ? 5 : 2);
+             "\"undeployed_reserves\":{\"allies\":%d,\"axis\":%d}}",
+             SIDES[n % 2], n % 2 ? 2 : 5, n % 2 ? 5 : 2, units[0], units[1]);
     snprintf(suffix, sizeof suffix, "/battles/%d/result", n);
     struct http_resp *r;
     if (!post(p, 0, suffix, body, 200, &r))
