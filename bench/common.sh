@@ -57,24 +57,28 @@ roll_targets() { # FIRST LAST SIDE-KEY-LETTER [BATTLE, 1]
 
 # What PostgreSQL's backends are doing, sampled while a row runs: waits_start DB APP SECONDS
 # FILE starts a sampler (one session; every 20 ms it reads pg_stat_activity for the backends of
-# DB whose application_name is APP: pgbench, or m44d's database workers) that writes one line per kind of state, "kind count", when it ends; the
-# caller waits for WAITS_PID. A profile of where the transactions spend their time: on a CPU,
-# waiting for the lock that serializes the commits of transactions that notify (a heavyweight
-# lock on an object, database 0: PreCommit_Notify in PostgreSQL's async.c), flushing the WAL,
-# waiting for a row lock, or waiting for their client inside a transaction or between two.
+# DB whose application_name is APP: pgbench, or m44d's database workers) that writes one line
+# per kind of state, "kind count", when it ends; the caller waits for WAITS_PID. Each sample is
+# a transaction of its own (a long one would hold back the cleanup of the rows the load
+# updates), and a backend that never left "idle" during the row (one of m44d's connections the
+# load did not use) is not counted. A profile of where the transactions spend their time: on a
+# CPU, waiting for the lock that serializes the commits of transactions that notify (a
+# heavyweight lock on an object, database 0: PreCommit_Notify in PostgreSQL's async.c),
+# flushing the WAL, waiting for another lock, or waiting for their client inside a transaction
+# or between two.
 waits_start() {
   psqlq -d "$1" -At -F ' ' >"$4" <<SQL &
-CREATE TEMP TABLE waits (kind text);
+CREATE TEMP TABLE waits (pid int, kind text);
 DO \$\$
 DECLARE t_end timestamptz := clock_timestamp() + interval '$3 seconds';
 BEGIN
   WHILE clock_timestamp() < t_end LOOP
     PERFORM pg_stat_clear_snapshot();
     INSERT INTO waits
-    SELECT CASE
+    SELECT pid, CASE
              WHEN state = 'active' AND wait_event IS NULL THEN 'cpu'
              WHEN wait_event_type = 'Lock' AND wait_event = 'object' THEN 'notify_lock'
-             WHEN wait_event_type = 'Lock' THEN 'row_lock'
+             WHEN wait_event_type = 'Lock' THEN 'other_lock'
              WHEN wait_event_type IN ('IO', 'LWLock') AND wait_event LIKE 'WAL%' THEN 'wal'
              WHEN state LIKE 'idle in transaction%' THEN 'client_in_tx'
              WHEN state = 'idle' THEN 'client_between'
@@ -82,10 +86,12 @@ BEGIN
     FROM pg_stat_activity
     WHERE backend_type = 'client backend' AND datname = current_database()
       AND application_name = '$2';
+    COMMIT;
     PERFORM pg_sleep(0.02);
   END LOOP;
 END \$\$;
-SELECT kind, count(*) FROM waits GROUP BY kind;
+SELECT kind, count(*) FROM waits
+WHERE pid IN (SELECT pid FROM waits WHERE kind <> 'client_between') GROUP BY kind;
 SQL
   WAITS_PID=$!
 }
@@ -94,6 +100,6 @@ waits_row() {
   awk -v label="$1" '{ n[$1] = $2; t += $2 }
     function p(k) { return t ? sprintf("%.0f", 100 * n[k] / t) : "-" }
     END { printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", label, t, p("cpu"),
-          p("notify_lock"), p("wal"), p("row_lock"), p("client_in_tx"), p("client_between"),
+          p("notify_lock"), p("wal"), p("other_lock"), p("client_in_tx"), p("client_between"),
           p("other") }' "$2"
 }

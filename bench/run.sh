@@ -378,11 +378,12 @@ pgv=$("$pgbin/postgres" --version)
   echo
   echo "What PostgreSQL's server processes for the clients were doing during the rows at 16"
   echo "connections, in percent of samples (bench/common.sh, waits_start: every 20 ms, from"
-  echo "pg_stat_activity): on a CPU; waiting for the lock that serializes the commits of"
-  echo "transactions that notify; writing or flushing the WAL; waiting for a row lock; waiting for"
-  echo "the client inside a transaction (its next statements), or between transactions:"
+  echo "pg_stat_activity; each process the load used): on a CPU; waiting for the lock that"
+  echo "serializes the commits of transactions that notify; writing or flushing the WAL; waiting"
+  echo "for another lock (a row's, extending a table); waiting for the client inside a transaction"
+  echo "(its next statements), or between transactions:"
   echo
-  echo "| measurement | samples | CPU | notify lock | WAL | row lock | client, in a transaction | client, between | other |"
+  echo "| measurement | samples | CPU | notify lock | WAL | other lock | client, in a transaction | client, between | other |"
   echo "|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${wait_rows[@]}"
   echo

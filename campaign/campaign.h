@@ -400,6 +400,7 @@ struct result_input {
     int objective[SIDE_COUNT];
     bool has_undeployed, has_objective;
     bool sudden_death; /* won by the scenario's special condition: the medals may say otherwise */
+    bool replayed;     /* from an export: the undeployed reserves are kept as they were recorded */
 };
 enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                           const struct result_input *in, struct cerr *e);

@@ -6,6 +6,7 @@
 
 #include "db/store.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,9 +57,12 @@ enum cres campaign_use_held(struct db *db, struct campaign *c, int id, struct ce
     if (strcmp(h->state, "held") != 0) {
         const struct grant_def *g = c->rse ? ruleset_grant(c->rse->rs, h->grant) : NULL;
         /* "An Air Sortie / Air Power token (...) from battle 1, held by the Allies, was ..." */
+        char what[RS_TEXT_MAX];
+        snprintf(what, sizeof what, "%s", g ? g->text : "A token or star");
+        what[0] = (char)toupper((unsigned char)what[0]);
         return refuse(e, PROBLEM_ALREADY_DONE, NULL,
-                      "%s from battle %d, held by the %s, was %s already.", g ? g->text : h->grant,
-                      h->battle, side_title(h->side),
+                      "%s from battle %d, held by the %s, was %s already.", what, h->battle,
+                      side_title(h->side),
                       strcmp(h->state, "used") == 0 ? "marked used" : "removed");
     }
     char num[16];

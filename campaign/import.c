@@ -65,8 +65,13 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
         json_decref(out_choice.chosen);
         return chosen;
     }
-    case IMPORT_RESULT:
-        return campaign_result(db, c, a->battle, &a->result, e);
+    case IMPORT_RESULT: {
+        /* A backup restores what was recorded, also from before undeployed reserves were
+         * checked against the units called up. */
+        struct result_input in = a->result;
+        in.replayed = true;
+        return campaign_result(db, c, a->battle, &in, e);
+    }
     case IMPORT_FINISHED:
         return campaign_finish(db, c, e);
     case IMPORT_SEED_ROTATED:

@@ -6,12 +6,12 @@
 #include <string.h>
 
 /* Undeployed reserves are units a side called up in this battle and could not place (RULES.md
- * 2): no more than the units its reserve choice took, the options that cost a token (RULES.md 3:
- * "an option that brings a new unit onto the map costs 1 token"). */
-static enum cres undeployed_check(struct db *db, const struct campaign *c, int battle,
-                                  const struct result_input *in, struct cerr *e)
+ * 2): no more than the options its reserve choice took that bring a new unit onto the map (the
+ * ruleset says which grants do: not a kept token or star, nor a grant marked "unit": false). */
+static enum cres undeployed_check(struct db *db, const struct campaign *c, const struct ruleset *rs,
+                                  int battle, const struct result_input *in, struct cerr *e)
 {
-    if (!in->undeployed[0] && !in->undeployed[1])
+    if (in->replayed || (!in->undeployed[0] && !in->undeployed[1]))
         return C_OK;
     struct battle_detail d;
     if (battle_detail_load(db, c, battle, &d) != C_OK)
@@ -22,7 +22,9 @@ static enum cres undeployed_check(struct db *db, const struct campaign *c, int b
         json_t *item;
         json_array_foreach(d.side[s].chosen_json, i, item)
         {
-            units[s] += json_integer_value(json_object_get(item, "cost")) > 0;
+            const struct grant_def *g =
+                ruleset_grant(rs, json_string_value(json_object_get(item, "grant")));
+            units[s] += !g || g->unit; /* one the ruleset no longer defines may have been */
         }
     }
     battle_detail_free(&d);
@@ -66,7 +68,7 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     if (in->has_undeployed && !rs->reserve.enabled && (in->undeployed[0] || in->undeployed[1]))
         return refuse(e, PROBLEM_INVALID_FIELD, "undeployed_reserves",
                       "This ruleset has no reserve roll, so no undeployed reserves.");
-    rc = undeployed_check(db, c, battle, in, e);
+    rc = undeployed_check(db, c, rs, battle, in, e);
     if (rc != C_OK)
         return rc;
     /* A result that cannot be right (API.md): the loser reached the medals to win, or the

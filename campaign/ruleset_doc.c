@@ -34,17 +34,28 @@ static int load_grants(struct ctx *c, json_t *doc)
         struct grant_def *gd = &c->rs->grants[c->rs->ngrants++];
         snprintf(gd->id, sizeof gd->id, "%s", key);
         if (json_is_object(v)) {
-            /* {"text", "kept": true}: a token or star the side holds until it is used */
-            if (rj_check_keys(c, v, "text kept") ||
+            /* {"text", "kept": true}: a token or star the side holds until it is used;
+             * {"text", "unit": false}: no new unit comes onto the map (a sandbag, an upgrade) */
+            if (rj_check_keys(c, v, "text kept unit") ||
                 rj_get_string(c, v, "text", true, gd->text, sizeof gd->text) ||
-                rj_get_bool(c, v, "kept", false, &gd->kept))
+                rj_get_bool(c, v, "kept", false, &gd->kept) ||
+                rj_get_bool(c, v, "unit", !gd->kept, &gd->unit))
                 return -1;
+            if (gd->kept && gd->unit) {
+                size_t u = rj_push(c, "unit");
+                int rc = rj_fail(c, "a kept token or star is not a unit");
+                rj_pop(c, u);
+                return rc;
+            }
         } else if (!json_is_string(v) || json_string_length(v) == 0 ||
                    json_string_length(v) >= RS_TEXT_MAX) {
-            return rj_fail(c, "must be a non-empty string under %d bytes, or {\"text\", \"kept\"}",
+            return rj_fail(c,
+                           "must be a non-empty string under %d bytes, or {\"text\", \"kept\", "
+                           "\"unit\"}",
                            RS_TEXT_MAX);
         } else {
             snprintf(gd->text, sizeof gd->text, "%s", json_string_value(v));
+            gd->unit = true;
         }
         rj_pop(c, k);
     }

@@ -72,6 +72,7 @@ struct grant_def {
     char id[RS_GRANT_MAX];
     char text[RS_TEXT_MAX];
     bool kept; /* a token or star the side holds until it is used (RULES.md 9) */
+    bool unit; /* brings a new unit onto the map: one left unplaced is an undeployed reserve */
 };
 
 /*

@@ -347,7 +347,7 @@ static void play(const char *ruleset)
             int spent = 0;
             choose(&c, s, n, http_json_at(r, "options"), m.tokens[s], &spent);
             m.tokens[s] -= spent;
-            /* A side that called up a unit (it cost a token) could not place it, every other
+            /* A side that paid for a unit (so called one up) could not place it, every other
              * battle. */
             undeployed[s] = n % 2 && spent > 0 ? 1 : 0;
             http_free(r);

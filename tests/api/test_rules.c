@@ -463,7 +463,8 @@ static void results_refused(const struct camp *c, const struct bad_result *bad, 
 
 /* RULES.md 2: "undeployed reserves: reserve units a side called up but could not place. Only
  * the winner of the battle gets 1 Reserve Token back for each": no more than the units the side
- * took in that battle's reserve choice (RULES.md 3: each costs a token). */
+ * took in that battle's reserve choice that bring a unit (RULES.md 3: star + star brings one for
+ * free; a flag brings a sandbag, no unit). */
 static void two_units_called_up(struct camp *c)
 {
     campaign(c, "standard", 2, 2, NULL, NULL);
@@ -490,15 +491,53 @@ static void test_undeployed_are_units_called_up(void)
     results_refused(&c, bad, sizeof bad / sizeof bad[0]);
     CU_ASSERT_EQUAL(tokens(&c, "allies"), 0);
     /* Both units unplaced, and the Allies won: 0 + 2 tokens back. */
-    result(&c, 1, "allies", 6, 2);
-    CU_ASSERT_EQUAL(tokens(&c, "allies"), 0);
-    struct camp d;
-    two_units_called_up(&d);
-    expect_status(camp_post(&api_daemon, &d, ORGANIZER, "/battles/1/result",
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result",
                             "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
                             "\"undeployed_reserves\":{\"allies\":2,\"axis\":0}}"),
                   200, "two undeployed");
-    CU_ASSERT_EQUAL(tokens(&d, "allies"), 2);
+    CU_ASSERT_EQUAL(tokens(&c, "allies"), 2);
+    /* A backup restores what was recorded, even a count refused today (a backup made before). */
+    struct http_resp *x = camp_get(&api_daemon, &c, "/export");
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(x->json, "actions"), i, a)
+    {
+        if (strcmp(json_string_value(json_object_get(a, "action")), "result") == 0)
+            json_object_set_new(
+                json_object_get(json_object_get(a, "detail"), "undeployed_reserves"), "axis",
+                json_integer(1));
+    }
+    char *doc = json_dumps(x->json, JSON_COMPACT);
+    http_free(x);
+    expect_status(api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL), 201,
+                  "an old backup");
+    free(doc);
+    x = camp_get(&other, &c, "/battles/1");
+    CU_ASSERT_EQUAL(http_int(x, "result.undeployed_reserves.axis"), 1);
+    http_free(x);
+    /* Star + star: an elite infantry unit for free is a unit too; sandbags are not. */
+    struct camp f;
+    campaign(&f, "standard", 2, 2, NULL, NULL);
+    new_battle(&f, "A", "allies", NULL);
+    reserves(&f, 1, "\"star\",\"star\"", "\"flag\",\"flag\"");
+    expect_status(
+        camp_post(&api_daemon, &f, ALLIES, "/battles/1/reserve-choice",
+                  "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"elite-infantry\"}]}"),
+        200, "a free unit");
+    expect_status(camp_post(&api_daemon, &f, AXIS, "/battles/1/reserve-choice",
+                            "{\"options\":[{\"id\":\"flag@0\"},{\"id\":\"flag@1\"}]}"),
+                  200, "two sandbags");
+    static const struct bad_result sandbags[] = {
+        {"{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
+         "\"undeployed_reserves\":{\"allies\":1,\"axis\":1}}",
+         "undeployed_reserves.axis", "The Axis called up no reserve unit in battle 1"},
+    };
+    results_refused(&f, sandbags, 1);
+    expect_status(camp_post(&api_daemon, &f, ORGANIZER, "/battles/1/result",
+                            "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2},"
+                            "\"undeployed_reserves\":{\"allies\":1,\"axis\":0}}"),
+                  200, "the free unit undeployed");
+    CU_ASSERT_EQUAL(tokens(&f, "allies"), 3);
 }
 
 /* D12. API.md: a result whose loser reached the medals to win, or whose winner did not, is
@@ -607,6 +646,20 @@ static void test_multi_map(void)
                                 "\"dice\":\"table\"}",
                                 &s));
     sword_and_juno(&s, "[\"sword\",\"juno\"]");
+    /* It takes the maps from the standard rules and nothing else: no reserve roll, no tokens,
+     * no reading of the standard rules' reserves (RULES.md 6). */
+    struct http_resp *rs =
+        api(&api_daemon, "GET", "/api/v1/rulesets/simplified", NULL, ANYONE, NULL, NULL);
+    CU_ASSERT_EQUAL(rs->status, 200);
+    const char *absent[] = {"reserve", "grants", "reserve_tokens", "reserve_placement", "what_if"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+        CU_ASSERT_PTR_NULL(json_object_get(rs->json, absent[i]));
+    json_t *readings = json_object_get(rs->json, "readings");
+    CU_ASSERT_EQUAL(json_object_size(readings), 2);
+    CU_ASSERT_PTR_NOT_NULL(json_object_get(readings, "winner"));
+    CU_ASSERT_PTR_NOT_NULL(json_object_get(readings, "multi_map"));
+    CU_ASSERT_PTR_NOT_NULL(json_object_get(json_object_get(rs->json, "maps"), "combinations"));
+    http_free(rs);
 }
 
 /* RULES.md 9: "Air Power / Air Sortie tokens and Veteran Stars won by reserve rolls are held per
@@ -802,7 +855,7 @@ static size_t pre_battle_rolls(const struct camp *c, int n)
 
 static void test_scope(void)
 {
-    at = &other;
+    at = &other; /* back at the end; the test is registered last in case a fatal check stops it */
     struct camp c;
     campaign(&c, "house-hoppers", 2, 2, "star", "infantry"); /* Allies: Naval Struggle */
     new_battle(&c, "Guadalcanal", "allies", ",\"medals_to_win\":6,\"features\":[\"destroyers\"]");

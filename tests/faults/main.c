@@ -183,7 +183,7 @@ static bool play_battle(struct player *p, int n)
                 pick = o;
         }
         json_t *choice = json_pack("{s:[]}", "options");
-        /* A unit called up (it costs a token) is one the side could not place (RULES.md 2). */
+        /* A unit paid for (so called up) is one the side could not place (RULES.md 2). */
         units[s] =
             pick && json_integer_value(json_array_get(json_object_get(pick, "costs"), 0)) > 0;
         if (pick)

@@ -165,6 +165,8 @@ static const struct broken_case broken[] = {
      "\"effects\":[{\"type\":\"first_player\",\"side\":\"soviets\"}]}},"
      "\"allies\":[\"e\",\"e\",\"e\",\"e\",\"e\"],\"axis\":[\"e\",\"e\",\"e\",\"e\",\"e\"]}}",
      "$.what_if.events.e.effects[0].side: must be \"allies\" or \"axis\""},
+    {"{" HEAD ",\"grants\":{\"air\":{\"text\":\"an air token\",\"kept\":true,\"unit\":true}}}",
+     "$.grants.air.unit: a kept token or star is not a unit"},
     /* D-Day Landings map combinations (RULES.md 7). */
     {"{" HEAD ",\"maps\":{\"maps\":{\"sword\":\"Sword\",\"juno\":\"Juno\"},\"combinations\":"
      "[{\"maps\":[\"sword\",\"gold\"],\"medals_to_win\":29}]}}",
