@@ -22,7 +22,7 @@ static enum cres finish(struct db *db, struct write_ctx *w)
     struct standing st;
     struct outcome o;
     campaign_standing(w->c, &st);
-    campaign_outcome(w->c->rse->rs, &st, &o);
+    campaign_graded_outcome(w->c, &st, &o);
     json_t *seeds = json_array();
     const struct seed *last = NULL;
     for (int i = 0; i < w->c->nseeds; i++)

@@ -173,10 +173,9 @@ static json_t *ledger_json(struct db *db, const struct campaign *c)
 json_t *view_campaign(struct db *db, struct campaign *c)
 {
     struct standing st;
-    struct outcome o = {.winner = -1};
+    struct outcome o;
     campaign_standing(c, &st);
-    if (c->rse)
-        campaign_outcome(c->rse->rs, &st, &o);
+    campaign_graded_outcome(c, &st, &o);
     json_t *sides = json_object();
     for (int s = 0; s < SIDE_COUNT; s++)
         json_object_set_new(sides, side_name((enum side)s),

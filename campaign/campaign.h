@@ -237,6 +237,10 @@ struct battle *campaign_battle(struct campaign *c, int number);
 
 /* Derived standing: battles won, medals and objective medals per side. */
 void campaign_standing(const struct campaign *c, struct standing *st);
+/* Its outcome as it stands (rules/outcome.c); a campaign of a grand campaign is graded as the
+ * grand campaign grades its finished campaigns (RULES.md 8), so that both say the same. */
+void campaign_graded_outcome(const struct campaign *c, const struct standing *st,
+                             struct outcome *o);
 
 /* The role a bearer key gives in this campaign (constant-time comparisons), or ROLE_NONE. */
 enum role campaign_role(const struct campaign *c, const char *key);

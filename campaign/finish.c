@@ -17,8 +17,27 @@ static void mark_revealed(struct campaign *c)
             c->seeds[i].revealed = true;
 }
 
+void campaign_graded_outcome(const struct campaign *c, const struct standing *st, struct outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    o->winner = -1;
+    if (!c->rse)
+        return;
+    campaign_outcome(c->rse->rs, st, o);
+    const struct grand_ruleset *gr = c->grand_id[0] ? grand_ruleset_find(c->grand_ruleset) : NULL;
+    if (!gr)
+        return;
+    /* As the grand campaign grades its parts (campaign/grand.c): a finished one, by its winner. */
+    struct grand_part part = {.finished = c->finished, .winner = c->finished ? c->winner : -1};
+    memcpy(part.battles_won, st->battles_won, sizeof part.battles_won);
+    const struct grand_grade *g = grand_grade_of(gr->grades, gr->ngrades, &part);
+    snprintf(o->grade, sizeof o->grade, "%s", g ? g->name : "");
+    o->points = g ? g->points : 0;
+}
+
 /* The chat hears who won, in battles, and, in a grand campaign, the grade and points. */
-static enum cres chat_finished(struct db *db, const struct campaign *c, const struct standing *st)
+static enum cres chat_finished(struct db *db, const struct campaign *c, const struct standing *st,
+                               const struct outcome *o)
 {
     if (c->winner < 0)
         return chat_tell(db, c, "finished",
@@ -27,15 +46,9 @@ static enum cres chat_finished(struct db *db, const struct campaign *c, const st
                          st->medals[1]);
     enum side w = (enum side)c->winner;
     char grade[400] = "";
-    const struct grand_ruleset *gr = c->grand_id[0] ? grand_ruleset_find(c->grand_ruleset) : NULL;
-    if (gr) {
-        struct grand_part part = {.finished = true, .winner = c->winner};
-        memcpy(part.battles_won, st->battles_won, sizeof part.battles_won);
-        const struct grand_grade *g = grand_grade_of(gr->grades, gr->ngrades, &part);
-        if (g)
-            snprintf(grade, sizeof grade, " A %s victory: %d point%s in %s.", g->name, g->points,
-                     g->points == 1 ? "" : "s", c->grand_name);
-    }
+    if (c->grand_id[0] && o->grade[0])
+        snprintf(grade, sizeof grade, " A %s victory: %d point%s in %s.", o->grade, o->points,
+                 o->points == 1 ? "" : "s", c->grand_name);
     return chat_tell(db, c, "finished", "%s is over: %s won, %d battle%s to %d.%s", c->name,
                      side_title(w), st->battles_won[w], st->battles_won[w] == 1 ? "" : "s",
                      st->battles_won[1 - w], grade);
@@ -62,6 +75,7 @@ enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
     campaign_outcome(rs, &st, &o);
     c->winner = o.winner;
     c->finished = true;
+    campaign_graded_outcome(c, &st, &o); /* finished: its grade */
     if (db_seeds_reveal(db, c->id) < 0 || campaign_remove_held(db, c) != C_OK)
         return C_DBERR;
     mark_revealed(c);
@@ -71,7 +85,7 @@ enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
                   o.winner >= 0 ? json_string(side_name((enum side)o.winner)) : json_null(),
                   "victory_points", "allies", o.victory_points[0], "axis", o.victory_points[1],
                   "grade", o.grade));
-    return rc == C_OK ? chat_finished(db, c, &st) : rc;
+    return rc == C_OK ? chat_finished(db, c, &st, &o) : rc;
 }
 
 enum cres campaign_rotate_seed(struct db *db, struct campaign *c, const char *actor, struct cerr *e)

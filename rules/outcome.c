@@ -50,7 +50,7 @@ void campaign_outcome(const struct ruleset *rs, const struct standing *st, struc
         return;
     for (int g = 0; g < rs->outcome.ngrades; g++)
         if (first_margin >= rs->outcome.grades[g].min_margin) {
-            memcpy(out->grade, rs->outcome.grades[g].name, sizeof out->grade);
+            memcpy(out->grade, rs->outcome.grades[g].name, sizeof rs->outcome.grades[g].name);
             out->points = rs->outcome.grades[g].points;
             break;
         }

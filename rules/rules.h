@@ -463,8 +463,9 @@ struct outcome {
     int winner;                     /* SIDE_ALLIES, SIDE_AXIS, or -1 for a draw */
     int victory_points[SIDE_COUNT]; /* medals + objective track bonus */
     bool has_track;
-    char grade[RS_ID_MAX]; /* "" when the ruleset grades nothing or it is a draw */
-    int points;            /* grand-campaign points for the winner */
+    char grade[RS_NAME_MAX]; /* "" when the ruleset grades nothing or it is a draw; a grand
+                              * campaign's grade name (campaign_graded_outcome) fits too */
+    int points;              /* grand-campaign points for the winner */
 };
 
 void campaign_outcome(const struct ruleset *rs, const struct standing *st, struct outcome *out);

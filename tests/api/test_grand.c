@@ -279,6 +279,13 @@ static void check_part(struct http_resp *r, int k, const struct campaign_play *c
         CU_ASSERT_TRUE(json_is_null(http_json_at(r, AT("grade"))));
     }
     CU_ASSERT_EQUAL(http_int(r, AT("points")), cp->points);
+    /* The campaign's own standing grades it the same way. */
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s", http_str(r, AT("id")));
+    struct http_resp *own = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
+    CU_ASSERT_STRING_EQUAL(http_str(own, "outcome.grade"), cp->winner >= 0 ? cp->grade : "");
+    CU_ASSERT_EQUAL(http_int(own, "outcome.points"), cp->points);
+    http_free(own);
     CU_ASSERT_EQUAL(http_int(r, AT("battles_won.allies")), cp->won[0]);
     CU_ASSERT_EQUAL(http_int(r, AT("battles_won.axis")), cp->won[1]);
     CU_ASSERT_EQUAL(http_int(r, AT("medals.allies")), cp->medals[0]);
