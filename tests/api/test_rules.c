@@ -691,8 +691,9 @@ static void test_held_tokens(void)
     expect_status(camp_post(&api_daemon, &c, ORGANIZER, p, "{}"), 200, "used");
     r = camp_post(&api_daemon, &c, ORGANIZER, p, "{}");
     assert_problem(r, 409, "already-done");
-    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), " from battle 1, held by the Allies, was "
-                                                         "marked used already."));
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), "An Air Sortie / Air Power token (Air Pack "
+                                                  "owners) from battle 1, held by the Allies, was "
+                                                  "marked used already.");
     http_free(r);
     r = camp_post(&api_daemon, &c, ORGANIZER, "/held/99/use", "{}");
     assert_problem(r, 404, "not-found");
