@@ -1,6 +1,8 @@
-/* GET /api/v1/campaigns/{id}/battles/{n}: a battle's phase, rolls, options, instructions. */
+/* GET /api/v1/campaigns/{id}/battles/{n}: a battle's phase, rolls, options, instructions. Its
+ * ETag is the campaign's version; If-None-Match with it gets 304. */
 #include "api/common.h"
 #include "api/handlers.h"
+#include "api/versioned_get.h"
 #include "api/views.h"
 
 static enum cres show(struct db *db, struct req *r, struct campaign *c, struct cerr *err, void *arg)
@@ -9,6 +11,8 @@ static enum cres show(struct db *db, struct req *r, struct campaign *c, struct c
     struct battle *b = campaign_battle(c, n);
     if (!b)
         return refuse(err, PROBLEM_NOT_FOUND, NULL, "This campaign has no battle %d.", n);
+    if (versioned_unchanged(r, c->version))
+        return C_OK;
     json_t *j = view_battle(db, c, b);
     if (!j)
         return C_DBERR;

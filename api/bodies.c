@@ -36,12 +36,12 @@ static const struct jfield pair_tokens[] = {
     {NULL, 0, false, false, 0, 0, NULL},
 };
 static const struct jfield pair_players[] = {
-    {"allies", JK_STRING, false, false, 0, PLAYER_MAX_BYTES, NULL},
-    {"axis", JK_STRING, false, false, 0, PLAYER_MAX_BYTES, NULL},
+    {"allies", JK_NAME, false, false, 0, PLAYER_MAX_BYTES, NULL},
+    {"axis", JK_NAME, false, false, 0, PLAYER_MAX_BYTES, NULL},
     {NULL, 0, false, false, 0, 0, NULL},
 };
 static const struct jfield create_spec[] = {
-    {"name", JK_STRING, true, false, 1, NAME_MAX_BYTES, NULL},
+    {"name", JK_NAME, true, false, 1, NAME_MAX_BYTES, NULL},
     {"ruleset", JK_STRING, true, false, 1, RS_ID_MAX - 1, NULL},
     {"what_if", JK_BOOL, false, false, 0, 0, NULL},
     {"dice", JK_STRING, false, false, 1, 16, NULL},
@@ -293,7 +293,7 @@ bool parse_pick(json_t *body, const char **event, struct jerr *e)
 /* ---- POST /api/v1/grand-campaigns ---- */
 
 static const struct jfield grand_spec[] = {
-    {"name", JK_STRING, true, false, 1, NAME_MAX_BYTES, NULL},
+    {"name", JK_NAME, true, false, 1, NAME_MAX_BYTES, NULL},
     {"grand_ruleset", JK_STRING, true, false, 1, RS_ID_MAX - 1, NULL},
     {"what_if", JK_BOOL, false, false, 0, 0, NULL},
     {"dice", JK_STRING, false, false, 1, 16, NULL},

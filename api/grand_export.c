@@ -7,6 +7,7 @@
 #include "api/handlers.h"
 #include "api/views.h"
 #include "campaign/grand.h"
+#include "campaign/import.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ struct import_arg {
     json_t *doc;
     struct grand_input in;
     char id[CAMPAIGN_ID_LEN + 1];
+    char created_at[IMPORT_TIME_MAX];
     json_t *campaigns;
 };
 
@@ -108,6 +110,10 @@ static bool read_grand(struct import_arg *a, struct cerr *e)
         return false;
     }
     a->in.id = a->id;
+    if (!import_time(gc, "created_at", a->created_at))
+        return bad(e, "grand_campaign.created_at",
+                   "grand_campaign.created_at must be a time like 2026-11-24T01:50:04.146Z.");
+    a->in.created_at = a->created_at;
     a->campaigns = json_object_get(doc, "campaigns");
     if (!json_is_array(a->campaigns) ||
         json_array_size(a->campaigns) > (size_t)a->in.gr->ncampaigns) {

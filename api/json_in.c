@@ -32,6 +32,7 @@ static const char *kind_name(enum jkind k)
 {
     switch (k) {
     case JK_STRING:
+    case JK_NAME:
         return "a string";
     case JK_INT:
         return "an integer";
@@ -52,7 +53,8 @@ static const char *kind_name(enum jkind k)
 static bool check_value(json_t *v, const struct jfield *f, const char *path, struct jerr *e)
 {
     switch (f->kind) {
-    case JK_STRING: {
+    case JK_STRING:
+    case JK_NAME: {
         if (!json_is_string(v))
             break;
         size_t len = json_string_length(v);
@@ -63,6 +65,10 @@ static bool check_value(json_t *v, const struct jfield *f, const char *path, str
             return jerr_set(e, PROBLEM_INVALID_FIELD, path,
                             "%s is %zu bytes long; at most %ld are allowed.", path, len, f->max);
         }
+        const char *t = json_string_value(v);
+        if (f->kind == JK_NAME && len > 0 && strspn(t, " \t\r\n\v\f") == len)
+            return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s is only spaces: give a name%s.",
+                            path, f->min > 0 ? "" : ", or leave it empty");
         return true;
     }
     case JK_INT:

@@ -13,6 +13,7 @@
 
 enum jkind {
     JK_STRING, /* min/max: length in bytes */
+    JK_NAME,   /* a string players read (a name): the same, and not only spaces */
     JK_INT,    /* min/max: value */
     JK_BOOL,
     JK_OBJECT, /* fields: its members */

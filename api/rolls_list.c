@@ -1,16 +1,23 @@
-/* GET /api/v1/campaigns/{id}/rolls (the roll log) and .../log (the event log). */
+/* GET /api/v1/campaigns/{id}/rolls (the roll log; its ETag is the campaign's version, and
+ * If-None-Match with it gets 304) and .../log (the event log). */
 #include "api/common.h"
 #include "api/handlers.h"
+#include "api/versioned_get.h"
 #include "api/views.h"
 
 static enum cres rolls(struct db *db, struct req *r, struct campaign *c, struct cerr *err,
                        void *arg)
 {
     (void)arg, (void)err;
+    if (versioned_unchanged(r, c->version))
+        return C_OK;
     json_t *j = view_rolls(db, c);
     if (!j)
         return C_DBERR;
-    reply_json(r, 200, j);
+    char etag[40];
+    etag_of(c->version, etag, sizeof etag);
+    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
+    reply_json_headers(r, 200, j, headers);
     return C_OK;
 }
 

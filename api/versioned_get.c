@@ -74,6 +74,17 @@ static bool etag_matches(const char *header, const char *etag)
     return header && (strstr(header, etag) || strcmp(header, "*") == 0);
 }
 
+bool versioned_unchanged(struct req *r, long long version)
+{
+    char etag[40];
+    etag_of(version, etag, sizeof etag);
+    if (!etag_matches(req_header(r, "If-None-Match"), etag))
+        return false;
+    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
+    reply_empty(r, 304, headers);
+    return true;
+}
+
 /* ?wait=N: false when it is malformed or out of range. */
 static bool wait_param(const struct req *r, long *wait)
 {

@@ -28,6 +28,10 @@ bool versioned_get_by_version(struct req *r, long long version);
  * another daemon before this one hears of it: then the database is asked). */
 bool versioned_known(const struct req *r, const char *id, long long *version);
 
+/* A GET of what a campaign's version decides (a battle, the roll log), read at `version`: 304
+ * with its ETag when If-None-Match names it (replied: true); false otherwise. */
+bool versioned_unchanged(struct req *r, long long version);
+
 /* The newest version the client shows in If-None-Match ("N" or W/"N"); 0 when none. */
 long long seen_version(const struct req *r);
 

@@ -45,8 +45,8 @@ void battle_apply_overrides(const struct campaign *c, struct battle *b)
     b->commissar = b->setup_commissar;
     const struct event_def *events[RS_MAX_EVENTS];
     struct battle_overrides ov;
-    what_if_battle_overrides(events, campaign_events(c, b->number, events, RS_MAX_EVENTS),
-                             b->number, b->scenario, &ov);
+    what_if_battle_overrides(events, campaign_events_in_scope(c, b->number, b->scenario, events),
+                             &ov);
     if (ov.first_player >= 0)
         b->first_player = (enum side)ov.first_player;
     if (ov.no_commissar)

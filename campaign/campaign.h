@@ -251,6 +251,11 @@ enum role campaign_replaced_role(const struct campaign *c, const char *key);
  * for a later battle; 0: every event rolled so far): their definitions. */
 int campaign_events(const struct campaign *c, int battle, const struct event_def **out, int max);
 
+/* Of those, the ones whose scope takes battle `number` in (docs/RULESETS.md: its number, its
+ * `scenario`, the battle a side picked for it); `out` holds RS_MAX_EVENTS. */
+int campaign_events_in_scope(const struct campaign *c, int number, const char *scenario,
+                             const struct event_def **out);
+
 /* What the events in force at battle `battle`, whose scope takes it in, do to a side's reserve
  * options. */
 void campaign_option_mods(const struct campaign *c, enum side side, int battle,
@@ -288,7 +293,8 @@ struct roll_input {
     /* Import only: the roll as recorded in an export, taken as it is. */
     bool recorded;
     long recorded_n;
-    int recorded_epoch; /* 0 for a table roll */
+    int recorded_epoch;      /* 0 for a table roll */
+    const char *recorded_at; /* when it was rolled; NULL or "": now */
 };
 
 struct roll {
@@ -299,6 +305,7 @@ struct roll {
     int epoch;
     int count;
     enum face faces[RULES_MAX_DICE];
+    const char *at; /* an imported roll's time (roll_input.recorded_at); NULL: now */
 };
 
 /*
@@ -329,6 +336,13 @@ struct grand_link {
     const char *id;
     int index;
     char key_hex[3][65];
+    /* What the campaign at `index` is played with: its name in the book, its rules, and the
+     * grand campaign's What-if choice (where those rules have events), dice and players. */
+    const char *name;
+    const struct ruleset_entry *rse; /* NULL: its rules are not loaded here */
+    bool what_if;
+    enum dice_mode dice;
+    const char *players[SIDE_COUNT];
 };
 
 struct create_input {

@@ -42,7 +42,8 @@ enum cres grand_create(struct db *db, const struct grand_input *in, struct grand
                        in->players[SIDE_AXIS],
                        hashes[ROLE_ORGANIZER],
                        hashes[ROLE_ALLIES],
-                       hashes[ROLE_AXIS]};
+                       hashes[ROLE_AXIS],
+                       in->created_at && *in->created_at ? in->created_at : NULL};
     long ok = db_grand_insert(db, p);
     if (ok < 0 && in->id)
         return refuse(e, PROBLEM_CAMPAIGN_EXISTS, "grand_campaign.id",
@@ -135,6 +136,12 @@ void grand_link_of(const struct grand *g, int index, struct grand_link *link)
     link->index = index;
     for (int k = 0; k < 3; k++)
         sodium_bin2hex(link->key_hex[k], sizeof link->key_hex[k], g->key_hash[k], 32);
+    link->name = g->gr->campaigns[index - 1].name;
+    link->rse = ruleset_entry(g->gr->campaigns[index - 1].ruleset);
+    link->what_if = g->what_if && link->rse && link->rse->rs->what_if.enabled;
+    link->dice = g->dice;
+    link->players[SIDE_ALLIES] = g->players[SIDE_ALLIES];
+    link->players[SIDE_AXIS] = g->players[SIDE_AXIS];
 }
 
 enum cres grand_next(struct db *db, struct grand *g, char new_id[CAMPAIGN_ID_LEN + 1],
@@ -165,22 +172,19 @@ enum cres grand_next(struct db *db, struct grand *g, char new_id[CAMPAIGN_ID_LEN
             return C_REFUSED;
         }
     }
-    const char *ruleset = g->gr->campaigns[next - 1].ruleset;
-    const struct ruleset_entry *rse = ruleset_entry(ruleset);
-    if (!rse)
-        return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL,
-                      "The rules of %s are not loaded on this server.",
-                      g->gr->campaigns[next - 1].name);
     struct grand_link link;
     grand_link_of(g, next, &link);
+    if (!link.rse)
+        return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL,
+                      "The rules of %s are not loaded on this server.", link.name);
     /* Named as the book names it; its standing names its grand campaign. */
     struct create_input in = {
-        .name = g->gr->campaigns[next - 1].name,
-        .rse = rse,
-        .what_if = g->what_if && rse->rs->what_if.enabled,
-        .dice = g->dice,
-        .tokens = {rse->rs->tokens_default[0], rse->rs->tokens_default[1]},
-        .players = {g->players[0], g->players[1]},
+        .name = link.name,
+        .rse = link.rse,
+        .what_if = link.what_if,
+        .dice = link.dice,
+        .tokens = {link.rse->rs->tokens_default[0], link.rse->rs->tokens_default[1]},
+        .players = {link.players[0], link.players[1]},
         .grand = &link,
     };
     struct create_output out;

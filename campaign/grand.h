@@ -41,7 +41,8 @@ struct grand_input {
     bool what_if;
     enum dice_mode dice;
     const char *players[SIDE_COUNT];
-    const char *id; /* NULL: a new one (import gives the exported one) */
+    const char *id;         /* NULL: a new one (import gives the exported one) */
+    const char *created_at; /* import: when it was created; NULL: now */
 };
 
 struct grand_output {

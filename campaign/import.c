@@ -26,8 +26,17 @@ static enum cres import_seeds(struct db *db, const struct import_plan *p)
         if (db_seed_insert(db, p->id, num, s->has_value ? hex : NULL, s->commitment, s->has_value,
                            "import") != 1)
             return C_DBERR;
+        if (s->has_value && s->revealed_at[0] &&
+            !db_seed_revealed_at(db, p->id, num, s->revealed_at))
+            return C_DBERR;
     }
     return C_OK;
+}
+
+/* What was written since the last call takes the time the document gives (import.h). */
+static enum cres restamp(struct db *db, const char *id, const char *at)
+{
+    return !at[0] || db_campaign_restamp(db, id, at) ? C_OK : C_DBERR;
 }
 
 static enum cres replay_one(struct db *db, struct campaign *c, const struct import_action *a,
@@ -98,12 +107,47 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
     return refuse(e, PROBLEM_INVALID_FIELD, "actions", "an action m44d cannot replay");
 }
 
+static const char *dice_words(enum dice_mode d)
+{
+    return d == DICE_SERVER  ? "rolled by the server"
+           : d == DICE_TABLE ? "rolled at the table"
+                             : "rolled by the server or at the table";
+}
+
+/* A campaign of a grand campaign is played as the grand campaign says (grand_next): under its
+ * name in the book, with the grand campaign's dice, What-if choice and players. */
+static enum cres member_check(const struct create_input *in, const struct grand_link *g,
+                              struct cerr *e)
+{
+    if (strcmp(in->name, g->name) != 0)
+        return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
+                      "This is \"%s\" of its grand campaign, not \"%.80s\".", g->name, in->name);
+    if (in->dice != g->dice)
+        return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
+                      "%s has its dice %s, but its grand campaign has them %s.", g->name,
+                      dice_words(in->dice), dice_words(g->dice));
+    if (in->what_if != g->what_if)
+        return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
+                      "%s is played %s What-if events, but its grand campaign %s.", g->name,
+                      in->what_if ? "with" : "without",
+                      g->what_if ? "plays them" : "does not play them here");
+    for (int s = 0; s < SIDE_COUNT; s++)
+        if (strcmp(in->players[s], g->players[s]) != 0)
+            return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
+                          "%s names \"%.60s\" as the %s player, but its grand campaign names "
+                          "\"%.60s\".",
+                          g->name, in->players[s], side_title((enum side)s), g->players[s]);
+    return C_OK;
+}
+
 enum cres campaign_import(struct db *db, json_t *doc, const struct grand_link *grand,
                           struct create_output *out, struct campaign *c, struct cerr *e)
 {
     struct import_plan plan;
     enum cres rc = import_parse(doc, &plan, e);
     plan.create.grand = grand;
+    if (rc == C_OK && grand)
+        rc = member_check(&plan.create, grand, e);
     /* A consistent record, but one this server cannot go on with: an unfinished campaign goes
      * on here with a new seed of its own, and a campaign has at most MAX_EPOCHS. */
     if (rc == C_OK && !plan.finished && plan.nseeds >= MAX_EPOCHS)
@@ -123,11 +167,18 @@ enum cres campaign_import(struct db *db, json_t *doc, const struct grand_link *g
     if (rc == C_OK)
         rc = import_seeds(db, &plan);
     if (rc == C_OK)
+        rc = restamp(db, out->id, plan.created_at);
+    if (rc == C_OK)
         rc = campaign_load(db, out->id, true, c, e);
     for (int i = 0; rc == C_OK && i < plan.nactions; i++) {
         rc = replay_one(db, c, &plan.actions[i], e);
         if (rc == C_OK)
             rc = campaign_stamp(db, c);
+        /* The campaign's row is saved at the end; its end is saved now, to take its time. */
+        if (rc == C_OK && plan.actions[i].kind == IMPORT_FINISHED)
+            rc = campaign_save(db, c);
+        if (rc == C_OK)
+            rc = restamp(db, out->id, plan.actions[i].at);
         if (rc == C_REFUSED) {
             char detail_text[sizeof e->detail];
             snprintf(detail_text, sizeof detail_text, "%s", e->detail);

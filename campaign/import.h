@@ -13,6 +13,9 @@
  *    the actions the first time, in one transaction, and leaves an active campaign rolling
  *    with a new secret seed drawn by this server.
  *
+ * What each action wrote takes the time the document gives it ("at"); an action without one
+ * takes the time of the action before it, and a document without any, the import's.
+ *
  * Any refusal names the field ("actions[12]", "seeds[0]", "campaign.id") and nothing is written.
  */
 #ifndef M44_CAMPAIGN_IMPORT_H
@@ -34,9 +37,13 @@ enum import_kind {
     IMPORT_UNDO, /* the last action not undone, undone (API.md) */
 };
 
+/* A time as the export writes it, "2026-11-24T01:50:04.146Z"; "" when the document has none. */
+#define IMPORT_TIME_MAX 40
+
 struct import_action {
     enum import_kind kind;
-    int index; /* in the document's "actions" */
+    int index;                /* in the document's "actions" */
+    char at[IMPORT_TIME_MAX]; /* when it happened: what it writes takes this time */
     enum side side;
     int battle;
     /* IMPORT_ROLL */
@@ -62,17 +69,23 @@ struct import_seed {
     char commitment[65];
     bool has_value; /* the document carries it: it is public */
     uint8_t value[SEED_BYTES];
+    char revealed_at[IMPORT_TIME_MAX];
 };
 
 struct import_plan {
-    char id[CAMPAIGN_ID_LEN + 1]; /* canonical (lowercase) */
-    struct create_input create;   /* strings point into the document */
+    char id[CAMPAIGN_ID_LEN + 1];     /* canonical (lowercase) */
+    struct create_input create;       /* strings point into the document */
+    char created_at[IMPORT_TIME_MAX]; /* campaign_created's time */
     int nseeds;
     struct import_seed seeds[MAX_EPOCHS];
     int nactions;
     struct import_action *actions; /* owned by the plan */
     bool finished;
 };
+
+/* A time as an export writes it at obj[key] ("2026-11-24T01:50:04.146Z", or with an offset),
+ * a day that exists, into `out`; absent or null: "". False when it is not such a time. */
+bool import_time(json_t *obj, const char *key, char out[IMPORT_TIME_MAX]);
 
 /* Reads and checks the document (see above). Returns C_OK with `plan` filled (free it with
  * import_plan_free; it points into `doc`, which must outlive it) or C_REFUSED with `e`. */

@@ -53,6 +53,53 @@ static const char *get_str(json_t *obj, const char *key, size_t max, bool nonemp
     return json_string_value(v);
 }
 
+/* A time as an export writes it: "YYYY-MM-DDTHH:MM:SS", optional fraction (1 to 6 digits),
+ * "Z" or "+HH:MM"/"-HH:MM", a date that exists. Absent or null: "". False when malformed. */
+bool import_time(json_t *obj, const char *key, char out[IMPORT_TIME_MAX])
+{
+    out[0] = '\0';
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return true;
+    const char *t = json_string_value(v);
+    if (!t || json_string_length(v) >= IMPORT_TIME_MAX || strlen(t) != json_string_length(v))
+        return false;
+    /* the fixed part: digits where 'd' is, the characters themselves elsewhere */
+    static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+    for (size_t i = 0; i < sizeof shape - 1; i++)
+        if (shape[i] == 'd' ? !(t[i] >= '0' && t[i] <= '9') : t[i] != shape[i])
+            return false;
+    int n[6];
+    const int at[6] = {0, 5, 8, 11, 14, 17}, w[6] = {4, 2, 2, 2, 2, 2};
+    for (int k = 0; k < 6; k++) {
+        n[k] = 0;
+        for (int d = 0; d < w[k]; d++)
+            n[k] = n[k] * 10 + (t[at[k] + d] - '0');
+    }
+    static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (n[0] % 4 == 0 && n[0] % 100 != 0) || n[0] % 400 == 0;
+    if (n[0] < 1970 || n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > days[n[1] - 1] ||
+        (n[1] == 2 && n[2] == 29 && !leap) || n[3] > 23 || n[4] > 59 || n[5] > 59)
+        return false;
+    const char *p = t + sizeof shape - 1;
+    if (*p == '.') {
+        size_t digits = strspn(p + 1, "0123456789");
+        if (digits < 1 || digits > 6)
+            return false;
+        p += 1 + digits;
+    }
+    if (*p == '+' || *p == '-') {
+        if (strlen(p) != 6 || strspn(p + 1, "0123456789") != 2 || p[3] != ':' ||
+            strspn(p + 4, "0123456789") != 2 || (p[1] - '0') * 10 + (p[2] - '0') > 23 ||
+            (p[4] - '0') * 10 + (p[5] - '0') > 59)
+            return false;
+    } else if (strcmp(p, "Z") != 0) {
+        return false;
+    }
+    memcpy(out, t, json_string_length(v) + 1);
+    return true;
+}
+
 static bool get_side(json_t *obj, const char *key, enum side *out)
 {
     return side_parse(json_string_value(json_object_get(obj, key)), out);
@@ -162,6 +209,8 @@ static enum cres read_seeds(struct cerr *e, json_t *seeds, struct import_plan *p
                 return bad(&r, "server_seed", "does not match its commitment");
             is->has_value = true;
         }
+        if (!import_time(s, "revealed_at", is->revealed_at))
+            return bad(&r, "revealed_at", "must be a time like 2026-11-24T01:50:04.146Z");
         p->nseeds++;
     }
     return C_OK;
@@ -527,6 +576,8 @@ static enum cres read_action(struct cerr *e, json_t *a, int i, struct import_pla
         return bad(&r, "action", "nothing can follow the end of the campaign");
     memset(out, 0, sizeof *out);
     out->index = i;
+    if (!import_time(a, "at", out->at))
+        return bad(&r, "at", "must be a time like 2026-11-24T01:50:04.146Z");
     snprintf(r.path, sizeof r.path, "actions[%d].detail", i);
     if (strcmp(action, "roll") == 0) {
         out->kind = IMPORT_ROLL;
@@ -665,6 +716,9 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
     if (!first_action || strcmp(first_action, "campaign_created") != 0)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
                       "The first action must be campaign_created.");
+    if (!import_time(first, "at", p->created_at))
+        return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
+                      "actions[0].at: must be a time like 2026-11-24T01:50:04.146Z");
     snprintf(r.path, sizeof r.path, "actions[0].detail");
     enum cres rc = read_created(&r, json_object_get(first, "detail"), p);
     if (rc == C_OK)
@@ -689,6 +743,12 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
             free(st.effective);
             return rc;
         }
+        /* An action without a time takes the one before it (import.h). */
+        struct import_action *now = &p->actions[p->nactions];
+        if (!now->at[0])
+            memcpy(now->at, p->nactions ? p->actions[p->nactions - 1].at : p->created_at,
+                   sizeof now->at);
+        now->roll.recorded_at = now->at;
         if (p->actions[p->nactions].kind != IMPORT_UNDO)
             st.effective[st.neffective++] = p->nactions;
         p->nactions++;

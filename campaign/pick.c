@@ -52,6 +52,11 @@ enum cres campaign_pick_battle(struct db *db, struct campaign *c, int battle, en
     if (!db_effect_pick(db, c->id, event_id, num))
         return C_DBERR;
     row->picked_battle = battle;
+    /* What the event changes in the battle's set-up applies there now (a house event may set
+     * the first player of the battle picked). */
+    battle_apply_overrides(c, b);
+    if (battle_save(db, c, b) != C_OK)
+        return C_DBERR;
     enum cres rc = campaign_log(
         db, c, side_name(side), "battle_picked",
         json_pack("{s:s, s:i, s:s}", "event", event_id, "battle", battle, "side", side_name(side)));

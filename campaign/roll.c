@@ -84,6 +84,7 @@ enum cres roll_draw(struct campaign *c, enum side side, const char *purpose, int
                           in->recorded_epoch, c->seed_epoch);
         out->epoch = in->recorded_epoch;
         out->table = in->recorded_epoch == 0;
+        out->at = in->recorded_at && *in->recorded_at ? in->recorded_at : NULL;
         memcpy(out->faces, in->faces, sizeof(enum face) * (size_t)count);
         snprintf(out->client_seed, sizeof out->client_seed, "%s", in->client_seed);
         return C_OK;
@@ -137,7 +138,7 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
                        side_name(r->side),
                        "roll",
                        logtext ? logtext : "{}"};
-    bool queued = db_roll_insert(db, p);
+    bool queued = r->at ? db_roll_insert_at(db, p, r->at) : db_roll_insert(db, p);
     free(det);
     free(logtext);
     if (!queued)

@@ -709,16 +709,11 @@ int campaign_events(const struct campaign *c, int battle, const struct event_def
     return n;
 }
 
-/* The events in force at battle `number` whose scope takes it in (docs/RULESETS.md: "the scope
- * says at which battles the event is in force"): its number, its scenario, the battle picked. */
-static int events_in_scope(const struct campaign *c, int number, const struct event_def **out)
+int campaign_events_in_scope(const struct campaign *c, int number, const char *scenario,
+                             const struct event_def **out)
 {
     const struct event_def *events[RS_MAX_EVENTS];
     int n = campaign_events(c, number, events, RS_MAX_EVENTS), k = 0;
-    const char *scenario = "";
-    for (int i = 0; i < c->nbattles; i++)
-        if (c->battles[i].number == number)
-            scenario = c->battles[i].scenario;
     for (int i = 0; i < n; i++) {
         int picked = 0;
         for (int e = 0; e < c->neffects; e++)
@@ -735,7 +730,9 @@ void campaign_option_mods(const struct campaign *c, enum side side, int battle,
 {
     memset(mods, 0, sizeof *mods);
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = events_in_scope(c, battle, events);
+    const char *scenario =
+        battle >= 1 && battle <= c->nbattles ? c->battles[battle - 1].scenario : "";
+    int n = campaign_events_in_scope(c, battle, scenario, events);
     for (int k = 0; k < n; k++)
         what_if_option_mods(events[k], side, mods);
 }
@@ -744,7 +741,7 @@ int campaign_pre_battle_needs(const struct campaign *c, const struct battle *b,
                               struct pre_battle_need *out, int max)
 {
     const struct event_def *events[RS_MAX_EVENTS];
-    int n = events_in_scope(c, b->number, events), k = 0;
+    int n = campaign_events_in_scope(c, b->number, b->scenario, events), k = 0;
     for (int i = 0; i < n && k < max; i++) {
         const struct effect_def *e =
             what_if_pre_battle_roll(events[i], (const char(*)[RS_ID_MAX])b->features, b->nfeatures);

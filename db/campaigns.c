@@ -222,3 +222,55 @@ long db_seeds_reveal(struct db *db, const char *campaign)
     const char *p[] = {campaign};
     return db_command(db, &st_reveal, p);
 }
+
+/* An import: what the action just replayed wrote bears the transaction's time, now(); it takes
+ * the time the document gives that action instead (each earlier action's rows have theirs).
+ * Rolls are append-only: an imported roll is written with its time (db_roll_insert_at). */
+static struct db_statement st_restamp = {
+    "campaign_restamp",
+    "WITH c AS (UPDATE campaigns SET created_at = CASE WHEN created_at = now() THEN "
+    "$2::timestamptz "
+    "ELSE created_at END, finished_at = CASE WHEN finished_at = now() THEN $2::timestamptz ELSE "
+    "finished_at END WHERE id = $1::uuid AND (created_at = now() OR finished_at = now()) RETURNING "
+    "1), "
+    "s AS (UPDATE seeds SET revealed_at = $2::timestamptz WHERE campaign_id = $1::uuid AND "
+    "revealed_at = now() RETURNING 1), "
+    "b AS (UPDATE battles SET created_at = CASE WHEN created_at = now() THEN $2::timestamptz ELSE "
+    "created_at END, finished_at = CASE WHEN finished_at = now() THEN $2::timestamptz ELSE "
+    "finished_at END WHERE campaign_id = $1::uuid AND (created_at = now() OR finished_at = now()) "
+    "RETURNING 1), "
+    "rc AS (UPDATE reserve_choices SET at = $2::timestamptz WHERE campaign_id = $1::uuid AND at = "
+    "now() RETURNING 1), "
+    "e AS (UPDATE effects SET at = $2::timestamptz WHERE campaign_id = $1::uuid AND at = now() "
+    "RETURNING 1), "
+    "t AS (UPDATE token_ledger SET at = $2::timestamptz WHERE campaign_id = $1::uuid AND at = "
+    "now() "
+    "RETURNING 1), "
+    "l AS (UPDATE event_log SET at = $2::timestamptz WHERE campaign_id = $1::uuid AND at = now() "
+    "RETURNING 1), "
+    "h AS (UPDATE holdings SET at = CASE WHEN at = now() THEN $2::timestamptz ELSE at END, "
+    "changed_at = CASE WHEN changed_at = now() THEN $2::timestamptz ELSE changed_at END WHERE "
+    "campaign_id = $1::uuid AND (at = now() OR changed_at = now()) RETURNING 1) "
+    "SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM s) + (SELECT count(*) FROM b) + "
+    "(SELECT count(*) FROM rc) + (SELECT count(*) FROM e) + (SELECT "
+    "count(*) FROM t) + (SELECT count(*) FROM l) + (SELECT count(*) FROM h)",
+    2, 0};
+
+bool db_campaign_restamp(struct db *db, const char *campaign, const char *at)
+{
+    const char *p[] = {campaign, at};
+    return db_defer(db, &st_restamp, p);
+}
+
+static struct db_statement st_seed_revealed_at = {
+    "seed_revealed_at",
+    "WITH u AS (UPDATE seeds SET revealed_at = $3::timestamptz WHERE campaign_id = $1::uuid AND "
+    "epoch = $2::int AND revealed_at IS NOT NULL RETURNING 1) SELECT m44_expect_rows(count(*), 1, "
+    "'seed_revealed_at') FROM u",
+    3, 0};
+
+bool db_seed_revealed_at(struct db *db, const char *campaign, const char *epoch, const char *at)
+{
+    const char *p[] = {campaign, epoch, at};
+    return db_defer(db, &st_seed_revealed_at, p);
+}

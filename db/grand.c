@@ -4,11 +4,12 @@
 static struct db_statement st_insert = {
     "grand_insert",
     "INSERT INTO grand_campaigns (id, name, grand_ruleset, what_if, dice, player_allies, "
-    "player_axis, organizer_key_hash, allies_key_hash, axis_key_hash) VALUES ($1::uuid, $2, $3, "
-    "$4::boolean, $5, $6, $7, decode($8, 'hex'), decode($9, 'hex'), decode($10, 'hex'))",
-    10, 0};
+    "player_axis, organizer_key_hash, allies_key_hash, axis_key_hash, created_at) VALUES "
+    "($1::uuid, $2, $3, $4::boolean, $5, $6, $7, decode($8, 'hex'), decode($9, 'hex'), "
+    "decode($10, 'hex'), coalesce($11::timestamptz, now()))",
+    11, 0};
 
-long db_grand_insert(struct db *db, const char *const p[10])
+long db_grand_insert(struct db *db, const char *const p[11])
 {
     return db_command(db, &st_insert, p);
 }

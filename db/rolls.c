@@ -34,6 +34,25 @@ bool db_roll_insert(struct db *db, const char *const p[13])
     return db_defer(db, &st_insert, p);
 }
 
+/* The same, for an import: the roll and its line take the time it was rolled ($14). */
+static struct db_statement st_insert_at = {
+    "roll_insert_at",
+    "WITH r AS (INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, client_seed, "
+    "seed_epoch, faces, detail, at) VALUES ($1::uuid, $2::int, $3, $4, $5::int, $6, $7, $8::int, "
+    "$9::text[], $10::jsonb, $14::timestamptz) RETURNING campaign_id) "
+    "INSERT INTO event_log (campaign_id, actor, action, detail, at) SELECT campaign_id, $11, $12, "
+    "$13::jsonb, $14::timestamptz FROM r",
+    14, 0};
+
+bool db_roll_insert_at(struct db *db, const char *const p[13], const char *at)
+{
+    const char *q[14];
+    for (int i = 0; i < 13; i++)
+        q[i] = p[i];
+    q[13] = at;
+    return db_defer(db, &st_insert_at, q);
+}
+
 PGresult *db_rolls(struct db *db, const char *campaign)
 {
     const char *p[] = {campaign};

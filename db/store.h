@@ -45,6 +45,10 @@ long db_campaign_exists(struct db *db, const char *id);
  * or "import") */
 long db_seed_insert(struct db *db, const char *campaign, const char *epoch, const char *seed_hex,
                     const char *commitment, bool revealed, const char *origin);
+/* An import: the rows the action just replayed wrote (those at the transaction's time) take
+ * the time the document gives that action; a seed imported revealed takes its time. */
+bool db_campaign_restamp(struct db *db, const char *campaign, const char *at);
+bool db_seed_revealed_at(struct db *db, const char *campaign, const char *epoch, const char *at);
 /* Reveals every seed of the campaign whose value is held (not those only imported as a
  * commitment). */
 long db_seeds_reveal(struct db *db, const char *campaign);
@@ -70,6 +74,8 @@ bool db_held_remove_all(struct db *db, const char *campaign);
 /* rolls (db/rolls.c): n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail,
  * at. Inserting a roll also writes its event-log line (actor, action, detail: p[10..12]). */
 bool db_roll_insert(struct db *db, const char *const p[13]);
+/* The same with the time it was rolled (an import), for the roll and its line. */
+bool db_roll_insert_at(struct db *db, const char *const p[13], const char *at);
 PGresult *db_rolls(struct db *db, const char *campaign);
 /* A battle's rolls as above, with NULL cost and tokens_after, then its reserve choices: NULL n,
  * side, purpose 'choice', battle, four NULLs, chosen (as detail), at, cost, tokens_after. */
@@ -98,7 +104,7 @@ PGresult *db_log(struct db *db, const char *campaign);
 /* grand campaigns (db/grand.c). The row: id, name, grand_ruleset, what_if, dice, player_allies,
  * player_axis, key hashes (allies, axis, organizer; hex), their predecessors, version,
  * created_at, webhook url, its kind, campaigns [[id, place, version]]. */
-long db_grand_insert(struct db *db, const char *const p[10]);
+long db_grand_insert(struct db *db, const char *const p[11]); /* [10]: created_at, NULL: now */
 PGresult *db_grand_get(struct db *db, const char *id, bool lock);
 bool db_grand_bump(struct db *db, const char *id, const char *version);
 bool db_grand_key_set(struct db *db, const char *grand, const char *role, const char *hash_hex);

@@ -365,6 +365,9 @@ void reserve_validate(const struct option_list *offered, const struct choice_ite
  * battle. `medals_previous` counts only for rulesets that use it (simplified).
  */
 int victory_dice(const struct ruleset *rs, int battle, int battles_won, int medals_previous);
+/* The same without the cap of RULES_MAX_DICE: a result that would go beyond it is refused. */
+long victory_dice_needed(const struct ruleset *rs, int battle, int battles_won,
+                         int medals_previous);
 
 #define RULES_MAX_INSTRUCTIONS (2 * RULES_MAX_DICE)
 
@@ -425,13 +428,14 @@ bool scope_applies_result(const struct scope *sc, int number);
 /* Two scenario names are the same: whole names, letter case and spacing ignored (RULES.md 9). */
 bool scenario_names_match(const char *a, const char *b);
 
-/* What the events in force change in a battle's set-up (RULES.md 9: Soviet Invasion). */
+/* What the events in force at a battle, and whose scope takes it in (scope_applies), change in
+ * its set-up (RULES.md 9: Soviet Invasion). */
 struct battle_overrides {
     int first_player; /* -1: as set up */
     bool no_commissar;
 };
-void what_if_battle_overrides(const struct event_def *const *events, int n, int number,
-                              const char *scenario, struct battle_overrides *out);
+void what_if_battle_overrides(const struct event_def *const *events, int n,
+                              struct battle_overrides *out);
 
 /* The event's pre-battle roll, if it has one, at a battle with `features` (ids). */
 const struct effect_def *what_if_pre_battle_roll(const struct event_def *ev,

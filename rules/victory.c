@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int victory_dice(const struct ruleset *rs, int battle, int battles_won, int medals_previous)
+long victory_dice_needed(const struct ruleset *rs, int battle, int battles_won, int medals_previous)
 {
     const struct victory_rules *v = &rs->victory;
     if (!v->enabled || battle < v->from_battle)
@@ -12,6 +12,12 @@ int victory_dice(const struct ruleset *rs, int battle, int battles_won, int meda
     long n = (long)v->base_dice + (long)v->per_battle_won * (battles_won > 0 ? battles_won : 0);
     if (v->previous_medals)
         n += medals_previous > 0 ? medals_previous : 0;
+    return n;
+}
+
+int victory_dice(const struct ruleset *rs, int battle, int battles_won, int medals_previous)
+{
+    long n = victory_dice_needed(rs, battle, battles_won, medals_previous);
     return n > RULES_MAX_DICE ? RULES_MAX_DICE : (int)n;
 }
 

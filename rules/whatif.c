@@ -148,15 +148,13 @@ bool scope_applies_result(const struct scope *sc, int number)
     return false;
 }
 
-void what_if_battle_overrides(const struct event_def *const *events, int n, int number,
-                              const char *scenario, struct battle_overrides *out)
+void what_if_battle_overrides(const struct event_def *const *events, int n,
+                              struct battle_overrides *out)
 {
     out->first_player = -1;
     out->no_commissar = false;
     for (int k = 0; k < n; k++) {
         const struct event_def *ev = events[k];
-        if (!scope_applies(&ev->scope, number, scenario, 0))
-            continue;
         for (int i = 0; i < ev->neffects; i++) {
             if (ev->effects[i].type == EFFECT_FIRST_PLAYER)
                 out->first_player = (int)ev->effects[i].side;

@@ -300,7 +300,13 @@ static int cmd_events(const struct ruleset_set *set, const struct args *a)
         snprintf(scenario, sizeof scenario, "%s", a->scenario + strspn(a->scenario, " "));
     for (size_t l = strlen(scenario); l && scenario[l - 1] == ' ';)
         scenario[--l] = '\0';
-    what_if_battle_overrides(events, nevents, 2, scenario, &ov);
+    /* Those whose scope takes this scenario in; an event for the battle a side picks is named
+     * for this one. */
+    int inscope = 0;
+    for (int k = 0; k < nevents; k++)
+        if (scope_applies(&events[k]->scope, 2, scenario, 2))
+            events[inscope++] = events[k];
+    what_if_battle_overrides(events, inscope, &ov);
     if (ov.first_player >= 0 && (int)first != ov.first_player) {
         first = (enum side)ov.first_player;
         if (!a->json)

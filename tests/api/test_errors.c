@@ -17,7 +17,8 @@ static long rows(void)
     return sql_long("SELECT (SELECT count(*) FROM campaigns) + (SELECT count(*) FROM rolls) + "
                     "(SELECT count(*) FROM battles) + (SELECT count(*) FROM reserve_choices) + "
                     "(SELECT count(*) FROM event_log) + (SELECT count(*) FROM token_ledger) + "
-                    "(SELECT count(*) FROM idempotency) + (SELECT count(*) FROM effects)");
+                    "(SELECT count(*) FROM idempotency) + (SELECT count(*) FROM effects) + "
+                    "(SELECT count(*) FROM grand_campaigns)");
 }
 
 static void ok(struct http_resp *r, long status)
@@ -95,6 +96,10 @@ static const struct create_case create_cases[] = {
     {"{\"name\":\"\xff\xfe\",\"ruleset\":\"standard\"}", 400, "malformed-json", NULL},
     {"{\"name\":5,\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
     {"{\"ruleset\":\"standard\"}", 400, "missing-field", "name"},
+    /* A name players read is not only spaces (an empty player name means none). */
+    {"{\"name\":\" \\t \",\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"players\":{\"allies\":\"Ann\",\"axis\":\"  \"}}",
+     400, "invalid-field", "players.axis"},
     {"{\"name\":\"x\"}", 400, "missing-field", "ruleset"},
     {"{\"name\":null,\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
     {"{\"name\":\"x\",\"ruleset\":\"standard\",\"colour\":\"red\"}", 400, "unknown-field",
@@ -164,6 +169,22 @@ static void test_create_refusals(void)
     r = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, NULL);
     assert_problem(r, 400, "invalid-field");
     CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "players.allies");
+    http_free(r);
+    /* The same for a grand campaign. */
+    r = api(&api_daemon, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
+            "{\"name\":\"\\n\",\"grand_ruleset\":\"island-hoppers-grand\"}", NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "name");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), "name is only spaces: give a name.");
+    http_free(r);
+    r = api(&api_daemon, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
+            "{\"name\":\"g\",\"grand_ruleset\":\"island-hoppers-grand\","
+            "\"players\":{\"allies\":\" \"}}",
+            NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "players.allies");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "players.allies is only spaces: give a name, or leave it empty.");
     http_free(r);
     CU_ASSERT_EQUAL(rows(), before);
 }
@@ -431,6 +452,34 @@ static void test_if_match(void)
     CU_ASSERT_EQUAL(r->status, 304);
     CU_ASSERT_EQUAL(r->len, 0);
     http_free(r);
+    /* A battle and the roll log have the campaign's version as their ETag too: 304 with it,
+     * the whole answer with an older one; a battle that is not there is 404 all the same. */
+    char older[80];
+    snprintf(older, sizeof older, "If-None-Match: \"%lld\"", v);
+    const char *h3[] = {older, NULL};
+    static const char *const parts[] = {"/battles/1", "/rolls"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "/api/v1/campaigns/%s%s", tbl.id, parts[i]);
+        r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
+        CU_ASSERT_EQUAL(r->status, 200);
+        CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, sizeof etag));
+        CU_ASSERT_STRING_EQUAL(etag, want);
+        http_free(r);
+        r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h2);
+        CU_ASSERT_EQUAL(r->status, 304);
+        CU_ASSERT_EQUAL(r->len, 0);
+        CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, sizeof etag));
+        CU_ASSERT_STRING_EQUAL(etag, want);
+        http_free(r);
+        r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h3);
+        CU_ASSERT_EQUAL(r->status, 200);
+        CU_ASSERT(r->len > 0);
+        http_free(r);
+    }
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/9", tbl.id);
+    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h2);
+    assert_problem(r, 404, "not-found");
+    http_free(r);
 }
 
 static void test_read_refusals(void)
@@ -552,7 +601,7 @@ void register_error_tests(void)
     CU_add_test(s, "keys: wrong, other campaign's, in the query string", test_keys);
     CU_add_test(s, "a body may name its own side", test_body_names_own_side);
     CU_add_test(s, "reserve choice refusals and exact debit", test_choice_refusals);
-    CU_add_test(s, "If-Match / ETag / 304", test_if_match);
+    CU_add_test(s, "If-Match / ETag / 304 (standing, battle, roll log)", test_if_match);
     CU_add_test(s, "read refusals", test_read_refusals);
     CU_add_test(s, "strings stored and returned exactly", test_strings_exact);
     CU_add_test(s, "body over the cap", test_body_too_large);

@@ -168,6 +168,101 @@ static void test_round_trip(void)
     free(doc);
 }
 
+/* A restored campaign keeps its times: each row takes the time of the action that wrote it
+ * (here times written into the document, an hour apart, long before the import). */
+static const char *at_of(json_t *actions, const char *action, const char *key, long value)
+{
+    for (size_t i = 0; i < json_array_size(actions); i++) {
+        json_t *a = json_array_get(actions, i);
+        json_t *d = json_object_get(a, "detail");
+        if (strcmp(json_string_value(json_object_get(a, "action")), action) == 0 &&
+            (!key || json_integer_value(json_object_get(d, key)) == value))
+            return json_string_value(json_object_get(a, "at"));
+    }
+    return "(none)";
+}
+
+static void test_times_restored(void)
+{
+    struct camp c;
+    play(&c, true);
+    char *text = export_of(&api_daemon, &c, "export-times.json");
+    json_t *doc = json_loads(text, 0, NULL);
+    free(text);
+    json_t *actions = json_object_get(doc, "actions");
+    for (size_t i = 0; i < json_array_size(actions); i++) {
+        char at[80];
+        int k = (int)i % 1000;
+        snprintf(at, sizeof at, "2025-%02d-%02dT%02d:00:00.%03dZ", 1 + k / 100, 1 + k % 28, k % 24,
+                 k);
+        json_object_set_new(json_array_get(actions, i), "at", json_string(at));
+    }
+    const char *finished = at_of(actions, "finished", NULL, 0);
+    json_object_set_new(json_array_get(json_object_get(doc, "seeds"), 0), "revealed_at",
+                        json_string(finished));
+    char *body = jstr(doc);
+    struct http_resp *r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, body, NULL);
+    free(body);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    struct camp copy = c;
+    snprintf(copy.id, sizeof copy.id, "%s", http_str(r, "id"));
+    http_free(r);
+    /* The log: every action at its time; the import's own line now. */
+    struct http_resp *log = camp_get(&other, &copy, "/log");
+    json_t *lines = json_is_array(log->json) ? log->json : http_json_at(log, "entries");
+    CU_ASSERT_EQUAL_FATAL(json_array_size(lines), json_array_size(actions) + 1);
+    for (size_t i = 0; i < json_array_size(actions); i++) {
+        json_t *want = json_array_get(actions, i), *got = json_array_get(lines, i);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(got, "action")),
+                               json_string_value(json_object_get(want, "action")));
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(got, "at")),
+                               json_string_value(json_object_get(want, "at")));
+    }
+    const char *imported =
+        json_string_value(json_object_get(json_array_get(lines, json_array_size(actions)), "at"));
+    CU_ASSERT_STRING_NOT_EQUAL(imported, finished);
+    CU_ASSERT(strncmp(imported, "2025-", 5) != 0);
+    http_free(log);
+    /* Rolls, the campaign, its seed, its battles and its Reserve Tokens. */
+    struct http_resp *rolls = camp_get(&other, &copy, "/rolls");
+    CU_ASSERT(json_array_size(rolls->json) > 0);
+    for (size_t i = 0; i < json_array_size(rolls->json); i++) {
+        json_t *ro = json_array_get(rolls->json, i);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(json_object_get(ro, "at")),
+            at_of(actions, "roll", "n", json_integer_value(json_object_get(ro, "n"))));
+    }
+    http_free(rolls);
+    struct http_resp *st = camp_get(&other, &copy, "");
+    CU_ASSERT_STRING_EQUAL(http_str(st, "created_at"), at_of(actions, "campaign_created", NULL, 0));
+    CU_ASSERT_STRING_EQUAL(http_str(st, "finished_at"), finished);
+    CU_ASSERT_STRING_EQUAL(http_str(st, "seeds.0.revealed_at"), finished);
+    json_t *tokens = http_json_at(st, "token_history");
+    CU_ASSERT(json_array_size(tokens) > 2);
+    for (size_t i = 0; i < json_array_size(tokens); i++) {
+        const char *at = json_string_value(json_object_get(json_array_get(tokens, i), "at"));
+        bool known = false;
+        for (size_t k = 0; k < json_array_size(actions); k++)
+            known |=
+                strcmp(at, json_string_value(json_object_get(json_array_get(actions, k), "at"))) ==
+                0;
+        if (!known)
+            fprintf(stderr, "\ntoken change at %s: no action then\n", at);
+        CU_ASSERT_TRUE(known);
+    }
+    http_free(st);
+    for (int n = 1; n <= 2; n++) {
+        char p[32];
+        snprintf(p, sizeof p, "/battles/%d", n);
+        struct http_resp *b = camp_get(&other, &copy, p);
+        CU_ASSERT_STRING_EQUAL(http_str(b, "created_at"),
+                               at_of(actions, "battle_created", "number", n));
+        CU_ASSERT_STRING_EQUAL(http_str(b, "finished_at"), at_of(actions, "result", "battle", n));
+        http_free(b);
+    }
+    json_decref(doc);
+}
+
 static void test_tampered(void)
 {
     struct camp c;
@@ -216,8 +311,9 @@ static void test_import_refusals(void)
     static const struct {
         const char *what, *field;
     } cases[] = {
-        {"format", "format"},      {"seed", "seeds[0]"},    {"gap", "actions[%d]"},
-        {"battle", "actions[%d]"}, {"first", "actions[0]"},
+        {"format", "format"},          {"seed", "seeds[0]"},      {"gap", "actions[%d]"},
+        {"battle", "actions[%d]"},     {"first", "actions[0]"},   {"no such day", "actions[%d]"},
+        {"not a time", "actions[%d]"}, {"seed time", "seeds[0]"}, {"not leap", "actions[%d]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *doc = json_loads(text, 0, NULL);
@@ -243,6 +339,20 @@ static void test_import_refusals(void)
                     idx = (int)k;
             json_object_set_new(json_object_get(json_array_get(actions, (size_t)idx), "detail"),
                                 "battle", json_integer(7));
+        } else if (strcmp(cases[i].what, "no such day") == 0) {
+            idx = 2;
+            json_object_set_new(json_array_get(actions, 2), "at",
+                                json_string("2026-04-31T10:00:00.000Z"));
+        } else if (strcmp(cases[i].what, "not leap") == 0) {
+            idx = 4;
+            json_object_set_new(json_array_get(actions, 4), "at",
+                                json_string("2026-02-29T10:00:00+02:00"));
+        } else if (strcmp(cases[i].what, "not a time") == 0) {
+            idx = 3;
+            json_object_set_new(json_array_get(actions, 3), "at", json_string("yesterday"));
+        } else if (strcmp(cases[i].what, "seed time") == 0) {
+            json_object_set_new(json_array_get(json_object_get(doc, "seeds"), 0), "revealed_at",
+                                json_string("2026-11-24T24:00:00Z"));
         } else {
             json_array_remove(actions, 0);
         }
@@ -384,6 +494,7 @@ void register_export_tests(void)
     CU_pSuite s = CU_add_suite("export, verify, import", suite_init, suite_clean);
     CU_add_test(s, "export, m44 verify, import elsewhere: the same campaign", test_round_trip);
     CU_add_test(s, "a tampered export fails m44 verify", test_tampered);
+    CU_add_test(s, "a restored campaign keeps the times of its actions", test_times_restored);
     CU_add_test(s, "broken exports are refused; nothing written", test_import_refusals);
     CU_add_test(s, "choices with a named grant survive export and import", test_grants_round_trip);
     CU_add_test(s, "an unfinished campaign continues with a new seed", test_unfinished);

@@ -591,8 +591,8 @@ static void test_export_import(void)
     CU_ASSERT_STRING_EQUAL(g.id, cb1_id);
     r = grand_req(&other, "GET", &g, ANYONE, "", NULL);
     CU_ASSERT_EQUAL(r->status, 200);
-    const char *keys[] = {"status", "winner",  "points", "battles_won",
-                          "medals", "current", "name",   "grand_ruleset"};
+    const char *keys[] = {"status",  "winner", "points",        "battles_won", "medals",
+                          "current", "name",   "grand_ruleset", "created_at"};
     json_t *was = json_object_get(doc, "standing");
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         CU_ASSERT_TRUE(
@@ -670,6 +670,38 @@ static void test_export_import(void)
     CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "grand_campaign.name");
     http_free(r);
     free(text);
+    /* ... a campaign played otherwise than its grand campaign says: dice the grand campaign
+     * does not roll (a side could then enter chosen faces), other players, another name ... */
+    static const char *const changes[][3] = {
+        {"dice", "either",
+         "has its dice rolled by the server or at the table, but its grand "
+         "campaign has them rolled at the table"},
+        {"players", "Mallory", "as the Axis player, but its grand campaign names"},
+        {"name", "Operation Elsewhere", "of its grand campaign, not \"Operation Elsewhere\""},
+    };
+    for (size_t k = 0; k < sizeof changes / sizeof changes[0]; k++) {
+        json_decref(bad);
+        bad = renamed(doc, 10 + (int)k);
+        json_t *created = json_object_get(
+            json_array_get(
+                json_object_get(json_array_get(json_object_get(bad, "campaigns"), 1), "actions"),
+                0),
+            "detail");
+        if (strcmp(changes[k][0], "players") == 0)
+            json_object_set_new(json_object_get(created, "players"), "axis",
+                                json_string(changes[k][1]));
+        else
+            json_object_set_new(created, changes[k][0], json_string(changes[k][1]));
+        text = jstr(bad);
+        r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, text, NULL);
+        assert_problem(r, 400, "invalid-field");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "campaigns[1].actions[0]");
+        if (!strstr(http_str(r, "detail"), changes[k][2]))
+            fprintf(stderr, "\ngrand import, %s changed: %s\n", changes[k][0], r->body);
+        CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), changes[k][2]));
+        http_free(r);
+        free(text);
+    }
     /* ... and a broken roll in the fourth campaign names where. */
     json_decref(bad);
     bad = renamed(doc, 3);

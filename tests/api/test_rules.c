@@ -17,7 +17,7 @@
 static struct daemon other;
 static char *other_db;
 static char house_dir[] = "/tmp/m44-house-rules.XXXXXX";
-static char house_file[64];
+static char house_file[2][64];
 /* The daemon the helpers below act on. */
 static const struct daemon *at = &api_daemon;
 
@@ -28,15 +28,28 @@ static const char house_rules[] =
     "\"what_if\":{\"events\":{"
     "\"naval-struggle\":{\"scope\":{\"kind\":\"battles\",\"battles\":[2]}},"
     "\"allied-air-supremacy\":{\"scope\":{\"kind\":\"only\",\"scenarios\":[\"Tarawa\"]}}}}}";
+/* The Fall of Poland, with Soviet Invasion at one battle the Axis pick (in the book: Szack). */
+static const char house_poland[] =
+    "{\"id\":\"house-poland\",\"extends\":\"fall-of-poland\",\"name\":\"House Poland\","
+    "\"what_if\":{\"events\":{\"soviet-invasion\":{\"scope\":{\"kind\":\"picked\",\"scenarios\":"
+    "null},"
+    "\"effects\":[{\"type\":\"first_player\",\"side\":\"axis\"},{\"type\":\"no_commissar\"},"
+    "{\"type\":\"pick_battle\",\"side\":\"axis\"}]}}}}";
 
 static int suite_init(void)
 {
     if (!mkdtemp(house_dir))
         return 1;
-    snprintf(house_file, sizeof house_file, "%s/house.json", house_dir);
-    FILE *f = fopen(house_file, "w");
-    if (!f || fputs(house_rules, f) < 0 || fclose(f) != 0)
-        return 1;
+    const char *docs[] = {house_rules, house_poland};
+    for (int i = 0; i < 2; i++) {
+        snprintf(house_file[i], sizeof house_file[i], "%s/house%d.json", house_dir, i);
+        FILE *f = fopen(house_file[i], "w");
+        bool written = f && fputs(docs[i], f) >= 0;
+        if (f && fclose(f) != 0)
+            written = false;
+        if (!written)
+            return 1;
+    }
     const char *args[] = {"--rulesets-dir", house_dir, NULL};
     other_db = tk_new_database("api_rules");
     return other_db && daemon_start(&other, other_db, args) ? 0 : 1;
@@ -45,7 +58,8 @@ static int suite_init(void)
 static int suite_clean(void)
 {
     int rc = other_daemon_stop(&other, &other_db);
-    unlink(house_file);
+    unlink(house_file[0]);
+    unlink(house_file[1]);
     rmdir(house_dir);
     return rc;
 }
@@ -578,6 +592,24 @@ static void test_results_that_cannot_be_right(void)
     assert_problem(r, 422, "result-inconsistent");
     CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "medals.axis");
     http_free(r);
+    /* The simplified rules roll the medals of the last battle + the battles won (RULES.md 6),
+     * and a roll holds at most 128 dice: 128 medals and a first win would be 129, never rolled
+     * as fewer without a word. */
+    struct camp s;
+    campaign(&s, "simplified", 0, 0, NULL, NULL);
+    new_battle(&s, "A", "allies", ",\"medals_to_win\":6");
+    static const struct bad_result too_many[] = {
+        {"{\"winner\":\"allies\",\"medals\":{\"allies\":128,\"axis\":2}}", "medals.allies",
+         "With 128 medals in this battle the Allies would roll 129 dice before the next one, and "
+         "a roll holds at most 128: check the medals."},
+    };
+    results_refused(&s, too_many, 1);
+    result(&s, 1, "allies", 127, 2);
+    new_battle(&s, "B", "allies", ",\"medals_to_win\":6");
+    r = camp_get(&api_daemon, &s, "/battles/2");
+    CU_ASSERT_EQUAL(http_int(r, "victory_events.dice.allies"), 128);
+    CU_ASSERT_EQUAL(http_int(r, "victory_events.dice.axis"), 2);
+    http_free(r);
 }
 
 /* A battle on Sword and Juno (`maps` as sent): 29 medals, 12 and 9 cards. */
@@ -854,6 +886,19 @@ static size_t pre_battle_rolls(const struct camp *c, int n)
     return k;
 }
 
+/* A battle's first player or Commissar ("none" when the rule is lifted), as GET shows it. */
+static const char *set_up(const struct camp *c, int n, const char *key)
+{
+    static char out[16];
+    char p[64];
+    snprintf(p, sizeof p, "/battles/%d", n);
+    struct http_resp *r = camp_get(at, c, p);
+    json_t *v = http_json_at(r, key);
+    snprintf(out, sizeof out, "%s", json_is_string(v) ? json_string_value(v) : "none");
+    http_free(r);
+    return out;
+}
+
 static void test_scope(void)
 {
     at = &other; /* back at the end; the test is registered last in case a fatal check stops it */
@@ -880,6 +925,28 @@ static void test_scope(void)
     victory_events(&d, 2, "\"flag\",\"flag\"", "\"flag\",\"flag\",\"flag\"");
     reserves(&d, 2, "\"star\",\"star\"", "\"star\",\"star\"");
     CU_ASSERT_EQUAL(axis_air_grants(&d, 2), 0);
+
+    /* An event that changes a battle's set-up, for the battle a side picks (house_poland):
+     * the battle picked only, from the pick on; an undone pick takes it back. */
+    struct camp p;
+    campaign(&p, "house-poland", 2, 2, "infantry", "flag"); /* Axis: Soviet Invasion */
+    new_battle(&p, "Mokra", "allies", ",\"medals_to_win\":6,\"commissar\":\"axis\"");
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 1, "first_player"), "allies"); /* nothing picked yet */
+    reserves(&p, 1, "\"flag\",\"flag\"", "\"flag\",\"flag\"");
+    choose_nothing(&p, 1, ALLIES);
+    choose_nothing(&p, 1, AXIS);
+    result(&p, 1, "allies", 6, 1);
+    new_battle(&p, "Szack", "allies", ",\"medals_to_win\":6,\"commissar\":\"axis\"");
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 2, "first_player"), "allies"); /* not picked: as set up */
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 2, "commissar"), "axis");
+    expect_status(camp_post(at, &p, AXIS, "/battles/2/pick", "{\"event\":\"soviet-invasion\"}"),
+                  200, "pick");
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 2, "first_player"), "axis");
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 2, "commissar"), "none");
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 1, "first_player"), "allies"); /* played as set up */
+    expect_status(camp_post(at, &p, AXIS, "/undo", "{}"), 200, "undo the pick");
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 2, "first_player"), "allies");
+    CU_ASSERT_STRING_EQUAL(set_up(&p, 2, "commissar"), "axis");
     at = &api_daemon;
 }
 

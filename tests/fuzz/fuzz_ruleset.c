@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (void)pre_battle_hits(roll, pb, roll->dice < 6 ? roll->dice : 6);
         }
         struct battle_overrides ov;
-        what_if_battle_overrides(events, nevents, 2, "Szack", &ov);
+        what_if_battle_overrides(events, nevents, &ov);
         for (int i = 0; i < 36 && opts && mods; i++) {
             enum face f[2] = {face_of_index(i / 6), face_of_index(i % 6)};
             for (int s = 0; s < SIDE_COUNT; s++) {

@@ -277,10 +277,12 @@ static void test_effects_as_state(void)
     const struct event_def *si = event("fall-of-poland", "soviet-invasion");
     const struct event_def *const list[] = {si};
     struct battle_overrides ov;
-    what_if_battle_overrides(list, 1, 4, "Szack", &ov);
+    CU_ASSERT_TRUE(scope_applies(&si->scope, 4, "Szack", 0));
+    CU_ASSERT_FALSE(scope_applies(&si->scope, 4, "Kock", 0));
+    what_if_battle_overrides(list, 1, &ov);
     CU_ASSERT_EQUAL(ov.first_player, SIDE_AXIS);
     CU_ASSERT_TRUE(ov.no_commissar);
-    what_if_battle_overrides(list, 1, 4, "Kock", &ov);
+    what_if_battle_overrides(list, 0, &ov); /* at Kock it is not in scope */
     CU_ASSERT_EQUAL(ov.first_player, -1);
     CU_ASSERT_FALSE(ov.no_commissar);
     /* 001, Forward Command: "the Japanese player may roll again using this table for the next
