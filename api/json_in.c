@@ -1,6 +1,7 @@
 #include "api/json_in.h"
 
 #include "api/bodies.h"
+#include "util/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,8 +66,7 @@ static bool check_value(json_t *v, const struct jfield *f, const char *path, str
             return jerr_set(e, PROBLEM_INVALID_FIELD, path,
                             "%s is %zu bytes long; at most %ld are allowed.", path, len, f->max);
         }
-        const char *t = json_string_value(v);
-        if (f->kind == JK_NAME && len > 0 && strspn(t, " \t\r\n\v\f") == len)
+        if (f->kind == JK_NAME && text_blank(json_string_value(v), len))
             return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s is only spaces: give a name%s.",
                             path, f->min > 0 ? "" : ", or leave it empty");
         return true;

@@ -45,7 +45,8 @@ enum cres grand_create(struct db *db, const struct grand_input *in, struct grand
                        hashes[ROLE_AXIS],
                        in->created_at && *in->created_at ? in->created_at : NULL};
     long ok = db_grand_insert(db, p);
-    if (ok < 0 && in->id)
+    const char *state = ok < 0 ? db_last_sqlstate(db) : NULL;
+    if (state && strcmp(state, "23505") == 0 && in->id) /* a unique violation: one raced us */
         return refuse(e, PROBLEM_CAMPAIGN_EXISTS, "grand_campaign.id",
                       "A grand campaign with id %s already exists on this server.", in->id);
     return ok == 1 ? C_OK : C_DBERR;

@@ -14,7 +14,8 @@
  *    with a new secret seed drawn by this server.
  *
  * What each action wrote takes the time the document gives it ("at"); an action without one
- * takes the time of the action before it, and a document without any, the import's.
+ * takes the time of the action before it (the creation, without one, the first time given), and
+ * a document without any, the import's.
  *
  * Any refusal names the field ("actions[12]", "seeds[0]", "campaign.id") and nothing is written.
  */

@@ -4,6 +4,7 @@
 
 #include "campaign/rulesets.h"
 #include "campaign/rules_json.h"
+#include "util/text.h"
 
 #include <sodium.h>
 #include <stdarg.h>
@@ -54,7 +55,8 @@ static const char *get_str(json_t *obj, const char *key, size_t max, bool nonemp
 }
 
 /* A time as an export writes it: "YYYY-MM-DDTHH:MM:SS", optional fraction (1 to 6 digits),
- * "Z" or "+HH:MM"/"-HH:MM", a date that exists. Absent or null: "". False when malformed. */
+ * "Z" or "+HH:MM"/"-HH:MM" (at most 14 hours), a date that exists, in the years 1970 to 9999
+ * once in UTC (what an export writes back). Absent or null: "". False when malformed. */
 bool import_time(json_t *obj, const char *key, char out[IMPORT_TIME_MAX])
 {
     out[0] = '\0';
@@ -78,7 +80,7 @@ bool import_time(json_t *obj, const char *key, char out[IMPORT_TIME_MAX])
     }
     static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     bool leap = (n[0] % 4 == 0 && n[0] % 100 != 0) || n[0] % 400 == 0;
-    if (n[0] < 1970 || n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > days[n[1] - 1] ||
+    if (n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > days[n[1] - 1] ||
         (n[1] == 2 && n[2] == 29 && !leap) || n[3] > 23 || n[4] > 59 || n[5] > 59)
         return false;
     const char *p = t + sizeof shape - 1;
@@ -88,14 +90,26 @@ bool import_time(json_t *obj, const char *key, char out[IMPORT_TIME_MAX])
             return false;
         p += 1 + digits;
     }
+    int offset = 0; /* minutes east of UTC */
     if (*p == '+' || *p == '-') {
         if (strlen(p) != 6 || strspn(p + 1, "0123456789") != 2 || p[3] != ':' ||
-            strspn(p + 4, "0123456789") != 2 || (p[1] - '0') * 10 + (p[2] - '0') > 23 ||
-            (p[4] - '0') * 10 + (p[5] - '0') > 59)
+            strspn(p + 4, "0123456789") != 2)
             return false;
+        int oh = (p[1] - '0') * 10 + (p[2] - '0'), om = (p[4] - '0') * 10 + (p[5] - '0');
+        if (oh > 14 || om > 59)
+            return false;
+        offset = (*p == '-' ? -1 : 1) * (oh * 60 + om);
     } else if (strcmp(p, "Z") != 0) {
         return false;
     }
+    /* The year in UTC: the offset moves the time by less than a day. */
+    int minutes = n[3] * 60 + n[4] - offset, year = n[0];
+    if (minutes < 0 && n[1] == 1 && n[2] == 1)
+        year--;
+    if (minutes >= 24 * 60 && n[1] == 12 && n[2] == 31)
+        year++;
+    if (year < 1970 || year > 9999)
+        return false;
     memcpy(out, t, json_string_length(v) + 1);
     return true;
 }
@@ -123,8 +137,9 @@ static enum cres read_created(struct rd *r, json_t *d, struct import_plan *p)
     in->no_seed = true;
     if (!json_is_object(d))
         return bad(r, NULL, "must be the campaign's settings");
-    if (!(in->name = get_str(d, "name", NAME_MAX_BYTES, true)))
-        return bad(r, "name", "must be a name of 1 to %d bytes", NAME_MAX_BYTES);
+    if (!(in->name = get_str(d, "name", NAME_MAX_BYTES, true)) ||
+        text_blank(in->name, strlen(in->name)))
+        return bad(r, "name", "must be a name of 1 to %d bytes, not only spaces", NAME_MAX_BYTES);
     const char *ruleset = json_string_value(json_object_get(d, "ruleset"));
     if (!(in->rse = ruleset_entry(ruleset)))
         return bad(r, "ruleset", "\"%s\" is not a ruleset this server has", ruleset ? ruleset : "");
@@ -143,10 +158,10 @@ static enum cres read_created(struct rd *r, json_t *d, struct import_plan *p)
     json_t *players = json_object_get(d, "players");
     for (int s = 0; s < SIDE_COUNT; s++) {
         in->players[s] = get_str(players, side_name((enum side)s), PLAYER_MAX_BYTES, false);
-        if (!in->players[s])
+        if (!in->players[s] || text_blank(in->players[s], strlen(in->players[s])))
             return bad(r, "players",
                        "must be {\"allies\": name, \"axis\": name}, names of at most "
-                       "%d bytes",
+                       "%d bytes, empty or not only spaces",
                        PLAYER_MAX_BYTES);
     }
     json_t *sc = json_object_get(d, "scenarios");

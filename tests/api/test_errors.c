@@ -98,6 +98,7 @@ static const struct create_case create_cases[] = {
     {"{\"ruleset\":\"standard\"}", 400, "missing-field", "name"},
     /* A name players read is not only spaces (an empty player name means none). */
     {"{\"name\":\" \\t \",\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
+    {"{\"name\":\"\\u00a0\\u3000\\u200b\",\"ruleset\":\"standard\"}", 400, "invalid-field", "name"},
     {"{\"name\":\"x\",\"ruleset\":\"standard\",\"players\":{\"allies\":\"Ann\",\"axis\":\"  \"}}",
      400, "invalid-field", "players.axis"},
     {"{\"name\":\"x\"}", 400, "missing-field", "ruleset"},

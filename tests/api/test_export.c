@@ -311,9 +311,12 @@ static void test_import_refusals(void)
     static const struct {
         const char *what, *field;
     } cases[] = {
-        {"format", "format"},          {"seed", "seeds[0]"},      {"gap", "actions[%d]"},
-        {"battle", "actions[%d]"},     {"first", "actions[0]"},   {"no such day", "actions[%d]"},
-        {"not a time", "actions[%d]"}, {"seed time", "seeds[0]"}, {"not leap", "actions[%d]"},
+        {"format", "format"},          {"seed", "seeds[0]"},
+        {"gap", "actions[%d]"},        {"battle", "actions[%d]"},
+        {"first", "actions[0]"},       {"no such day", "actions[%d]"},
+        {"not a time", "actions[%d]"}, {"seed time", "seeds[0]"},
+        {"not leap", "actions[%d]"},   {"offset", "actions[%d]"},
+        {"year 10000", "actions[%d]"}, {"blank name", "actions[0]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *doc = json_loads(text, 0, NULL);
@@ -343,6 +346,17 @@ static void test_import_refusals(void)
             idx = 2;
             json_object_set_new(json_array_get(actions, 2), "at",
                                 json_string("2026-04-31T10:00:00.000Z"));
+        } else if (strcmp(cases[i].what, "offset") == 0) {
+            idx = 5; /* PostgreSQL takes offsets up to 15:59, the world's reach to 14:00 */
+            json_object_set_new(json_array_get(actions, 5), "at",
+                                json_string("2026-11-24T02:12:00+16:00"));
+        } else if (strcmp(cases[i].what, "year 10000") == 0) {
+            idx = 6; /* in UTC, what an export would write back */
+            json_object_set_new(json_array_get(actions, 6), "at",
+                                json_string("9999-12-31T23:59:59.999999-14:00"));
+        } else if (strcmp(cases[i].what, "blank name") == 0) {
+            json_object_set_new(json_object_get(json_array_get(actions, 0), "detail"), "name",
+                                json_string("\xc2\xa0 "));
         } else if (strcmp(cases[i].what, "not leap") == 0) {
             idx = 4;
             json_object_set_new(json_array_get(actions, 4), "at",

@@ -1,0 +1,40 @@
+/* util/text.h: which names show nothing. The code points are Unicode's White_Space property
+ * and the invisible word joiners and separators, written out here in UTF-8 by hand. */
+#include "util/text.h"
+
+#include <CUnit/CUnit.h>
+#include <string.h>
+
+static bool blank(const char *s)
+{
+    return text_blank(s, strlen(s));
+}
+
+static void test_blank(void)
+{
+    CU_ASSERT_TRUE(blank(" "));
+    CU_ASSERT_TRUE(blank(" \t\r\n\v\f"));
+    CU_ASSERT_TRUE(blank("\xc2\xa0"));                 /* U+00A0 no-break space */
+    CU_ASSERT_TRUE(blank("\xc2\x85"));                 /* U+0085 next line */
+    CU_ASSERT_TRUE(blank("\xe3\x80\x80 "));            /* U+3000 ideographic space */
+    CU_ASSERT_TRUE(blank("\xe2\x80\x8b"));             /* U+200B zero width space */
+    CU_ASSERT_TRUE(blank("\xe2\x80\x83\xe2\x81\xa0")); /* U+2003 em space, U+2060 word joiner */
+    CU_ASSERT_TRUE(blank("\xef\xbb\xbf"));             /* U+FEFF */
+    CU_ASSERT_TRUE(blank("\xe1\x9a\x80"));             /* U+1680 ogham space mark */
+    CU_ASSERT_FALSE(blank(""));                        /* empty: no name, not a blank one */
+    CU_ASSERT_FALSE(blank("a"));
+    CU_ASSERT_FALSE(blank("  Ann  "));
+    CU_ASSERT_FALSE(blank("\xc3\xa9")); /* é */
+    CU_ASSERT_FALSE(blank("\xe2\x80\x8b"
+                          "x"));
+    CU_ASSERT_FALSE(blank("\xe2\x80\x90"));         /* U+2010 hyphen, just past the spaces */
+    CU_ASSERT_FALSE(blank("\xe3\x80\x81"));         /* U+3001 ideographic comma */
+    CU_ASSERT_FALSE(blank("\xf0\x9f\x8e\xb2"));     /* U+1F3B2 game die */
+    CU_ASSERT_FALSE(text_blank("\xe3\x80\x80", 2)); /* cut short */
+}
+
+void register_text_tests(void)
+{
+    CU_pSuite s = CU_add_suite("names that show nothing", NULL, NULL);
+    CU_add_test(s, "spaces, Unicode spaces and invisible joiners; not letters", test_blank);
+}
