@@ -2,6 +2,7 @@
 
 #include "campaign/grand.h"
 #include "campaign/rulesets.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -97,6 +98,10 @@ bool parse_create(json_t *body, const char *path, struct create_input *in,
             snprintf(fld, sizeof fld, "%.*s", reason ? (int)(reason - field) : 0, field);
             return jerr_set(e, PROBLEM_INVALID_FIELD, fld, "%s", field);
         }
+        for (int i = 0; i < list->n; i++)
+            if (text_blank(list->s[i].name, strlen(list->s[i].name)))
+                return jerr_set(e, PROBLEM_INVALID_FIELD, FIELD("scenarios"),
+                                "Scenario %d of the list has no name (only spaces).", i + 1);
     }
 #undef FIELD
     return true;
@@ -301,9 +306,9 @@ static const struct jfield grand_spec[] = {
     {NULL, 0, false, false, 0, 0, NULL},
 };
 
-bool parse_grand_create(json_t *body, struct grand_input *in, struct jerr *e)
+bool parse_grand_create(json_t *body, bool recorded, struct grand_input *in, struct jerr *e)
 {
-    if (!body_check(body, grand_spec, "", e))
+    if (!(recorded ? body_check_recorded : body_check)(body, grand_spec, "", e))
         return false;
     memset(in, 0, sizeof *in);
     in->name = json_string_value(jget(body, "name"));

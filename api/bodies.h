@@ -19,7 +19,8 @@ bool parse_create(json_t *body, const char *path, struct create_input *in,
 
 /* POST /grand-campaigns. Strings in `in` point into `body`. */
 struct grand_input;
-bool parse_grand_create(json_t *body, struct grand_input *in, struct jerr *e);
+/* `recorded`: a grand campaign's export being restored, its names taken as they were. */
+bool parse_grand_create(json_t *body, bool recorded, struct grand_input *in, struct jerr *e);
 
 /* A side's POST may name the side it acts for ({"side": "axis"}); true with *side when it does.
  * The key must then be that side's (403 otherwise); bodies that allow it check its value. */

@@ -41,7 +41,7 @@ void handle_grand_campaigns_create(struct req *r)
     struct jerr e;
     json_t *body = body_parse(r, &e);
     struct create_arg a;
-    if (!body || !parse_grand_create(body, &a.in, &e)) {
+    if (!body || !parse_grand_create(body, false, &a.in, &e)) {
         reply_jerr(r, &e);
     } else {
         struct write_op op = {.need = NEED_NONE, .action = create, .arg = &a, .returns_keys = true};

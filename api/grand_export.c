@@ -88,8 +88,9 @@ static bool read_grand(struct import_arg *a, struct cerr *e)
     if (!canonical_uuid(json_string_value(json_object_get(gc, "id")), a->id))
         return bad(e, "grand_campaign.id",
                    "grand_campaign.id must be a UUID (8-4-4-4-12 hexadecimal digits).");
-    /* The settings are checked as a creation's are (parse_grand_create), without the members
-     * an export adds; a grand ruleset this server lacks is 409, as for a campaign's import. */
+    /* The settings are checked as a creation's are (parse_grand_create; names as recorded),
+     * without the members an export adds; a grand ruleset this server lacks is 409, as for a
+     * campaign's import. */
     const char *gr = json_string_value(json_object_get(gc, "grand_ruleset"));
     if (gr && !grand_ruleset_find(gr)) {
         refuse(e, PROBLEM_RULESET_UNAVAILABLE, "grand_campaign.grand_ruleset",
@@ -101,7 +102,7 @@ static bool read_grand(struct import_arg *a, struct cerr *e)
     json_object_del(settings, "created_at");
     json_object_del(settings, "version");
     struct jerr je;
-    bool ok = parse_grand_create(settings, &a->in, &je);
+    bool ok = parse_grand_create(settings, true, &a->in, &je);
     json_decref(settings); /* a->in's strings point into gc, which a->doc holds */
     if (!ok) {
         char field[sizeof e->field];

@@ -51,7 +51,11 @@ static const char *kind_name(enum jkind k)
     return "a value";
 }
 
-static bool check_value(json_t *v, const struct jfield *f, const char *path, struct jerr *e)
+static bool check_fields(json_t *obj, const struct jfield *spec, const char *path, bool recorded,
+                         struct jerr *e);
+
+static bool check_value(json_t *v, const struct jfield *f, const char *path, bool recorded,
+                        struct jerr *e)
 {
     switch (f->kind) {
     case JK_STRING:
@@ -66,7 +70,7 @@ static bool check_value(json_t *v, const struct jfield *f, const char *path, str
             return jerr_set(e, PROBLEM_INVALID_FIELD, path,
                             "%s is %zu bytes long; at most %ld are allowed.", path, len, f->max);
         }
-        if (f->kind == JK_NAME && text_blank(json_string_value(v), len))
+        if (f->kind == JK_NAME && !recorded && text_blank(json_string_value(v), len))
             return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s is only spaces: give a name%s.",
                             path, f->min > 0 ? "" : ", or leave it empty");
         return true;
@@ -85,7 +89,7 @@ static bool check_value(json_t *v, const struct jfield *f, const char *path, str
     case JK_OBJECT:
         if (!json_is_object(v))
             break;
-        return f->fields ? body_check(v, f->fields, path, e) : true;
+        return f->fields ? check_fields(v, f->fields, path, recorded, e) : true;
     case JK_ARRAY:
         if (!json_is_array(v))
             break;
@@ -105,7 +109,8 @@ static bool check_value(json_t *v, const struct jfield *f, const char *path, str
     return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s must be %s.", path, kind_name(f->kind));
 }
 
-bool body_check(json_t *obj, const struct jfield *spec, const char *path, struct jerr *e)
+static bool check_fields(json_t *obj, const struct jfield *spec, const char *path, bool recorded,
+                         struct jerr *e)
 {
     char sub[160];
     const char *key;
@@ -135,7 +140,7 @@ bool body_check(json_t *obj, const struct jfield *spec, const char *path, struct
             return jerr_set(e, PROBLEM_INVALID_FIELD, sub, "%s must be %s, not null.", sub,
                             kind_name(f->kind));
         }
-        if (!check_value(v, f, sub, e))
+        if (!check_value(v, f, sub, recorded, e))
             return false;
     }
     for (const struct jfield *f = spec; f->name; f++)
@@ -144,6 +149,16 @@ bool body_check(json_t *obj, const struct jfield *spec, const char *path, struct
             return jerr_set(e, PROBLEM_MISSING_FIELD, sub, "%s is required.", sub);
         }
     return true;
+}
+
+bool body_check(json_t *obj, const struct jfield *spec, const char *path, struct jerr *e)
+{
+    return check_fields(obj, spec, path, false, e);
+}
+
+bool body_check_recorded(json_t *obj, const struct jfield *spec, const char *path, struct jerr *e)
+{
+    return check_fields(obj, spec, path, true, e);
 }
 
 void reply_jerr(struct req *r, const struct jerr *e)

@@ -42,6 +42,9 @@ json_t *body_parse(const struct req *r, struct jerr *e);
 
 /* Checks `obj` against `spec`; `path` prefixes field names ("" at the top). */
 bool body_check(json_t *obj, const struct jfield *spec, const char *path, struct jerr *e);
+/* The same for what an export recorded: names (JK_NAME) are taken as they were, also of only
+ * spaces. */
+bool body_check_recorded(json_t *obj, const struct jfield *spec, const char *path, struct jerr *e);
 
 /* Fills e and returns false (for checks a handler makes itself). */
 bool jerr_set(struct jerr *e, enum problem_code code, const char *field, const char *fmt, ...)

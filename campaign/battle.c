@@ -3,6 +3,7 @@
 #include "campaign/chat.h"
 
 #include "db/store.h"
+#include "util/text.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -153,7 +154,7 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
                       "scenario is required: this campaign has no scenario list.");
     } else {
         tidy_name(in->scenario, nb.scenario, sizeof nb.scenario);
-        if (!nb.scenario[0])
+        if (!nb.scenario[0] || text_blank(nb.scenario, strlen(nb.scenario)))
             return refuse(e, PROBLEM_INVALID_FIELD, "scenario",
                           "The scenario needs a name (not only spaces).");
     }

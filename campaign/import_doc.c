@@ -4,7 +4,6 @@
 
 #include "campaign/rulesets.h"
 #include "campaign/rules_json.h"
-#include "util/text.h"
 
 #include <sodium.h>
 #include <stdarg.h>
@@ -137,9 +136,9 @@ static enum cres read_created(struct rd *r, json_t *d, struct import_plan *p)
     in->no_seed = true;
     if (!json_is_object(d))
         return bad(r, NULL, "must be the campaign's settings");
-    if (!(in->name = get_str(d, "name", NAME_MAX_BYTES, true)) ||
-        text_blank(in->name, strlen(in->name)))
-        return bad(r, "name", "must be a name of 1 to %d bytes, not only spaces", NAME_MAX_BYTES);
+    /* Names are restored as recorded, also one of only spaces a creation would now refuse. */
+    if (!(in->name = get_str(d, "name", NAME_MAX_BYTES, true)))
+        return bad(r, "name", "must be a name of 1 to %d bytes", NAME_MAX_BYTES);
     const char *ruleset = json_string_value(json_object_get(d, "ruleset"));
     if (!(in->rse = ruleset_entry(ruleset)))
         return bad(r, "ruleset", "\"%s\" is not a ruleset this server has", ruleset ? ruleset : "");
@@ -158,10 +157,10 @@ static enum cres read_created(struct rd *r, json_t *d, struct import_plan *p)
     json_t *players = json_object_get(d, "players");
     for (int s = 0; s < SIDE_COUNT; s++) {
         in->players[s] = get_str(players, side_name((enum side)s), PLAYER_MAX_BYTES, false);
-        if (!in->players[s] || text_blank(in->players[s], strlen(in->players[s])))
+        if (!in->players[s])
             return bad(r, "players",
                        "must be {\"allies\": name, \"axis\": name}, names of at most "
-                       "%d bytes, empty or not only spaces",
+                       "%d bytes",
                        PLAYER_MAX_BYTES);
     }
     json_t *sc = json_object_get(d, "scenarios");

@@ -91,20 +91,22 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                       "condition).",
                       side_title(w), in->medals[w], b->medals_to_win);
     }
-    /* The dice each side rolls before the next battle (the simplified rules count these
-     * medals): no more than a roll holds. A backup restores what was recorded. */
-    for (int s = 0; s < SIDE_COUNT && !in->replayed; s++) {
+    /* The dice each side rolls before the next battle, when the ruleset counts these medals
+     * (the simplified rules): no more than a roll holds (the rest of the count is bounded when
+     * the ruleset loads). A backup restores what was recorded. */
+    for (int s = 0; s < SIDE_COUNT && !in->replayed && battle < MAX_BATTLES; s++) {
         int won = s == (int)w;
         for (int i = 0; i < c->nbattles; i++)
             won += c->battles[i].phase == PHASE_FINISHED && c->battles[i].winner == s;
         long dice = victory_dice_needed(rs, battle + 1, won, in->medals[s]);
-        if (dice <= RULES_MAX_DICE)
+        if (dice <= RULES_MAX_DICE || victory_dice_needed(rs, battle + 1, won, 0) == dice)
             continue;
         snprintf(field, sizeof field, "medals.%s", side_name((enum side)s));
         return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
-                      "With %d medals in this battle the %s would roll %ld dice before the next "
+                      "With %d medal%s in this battle the %s would roll %ld dice before the next "
                       "one, and a roll holds at most %d: check the medals.",
-                      in->medals[s], side_title((enum side)s), dice, RULES_MAX_DICE);
+                      in->medals[s], in->medals[s] == 1 ? "" : "s", side_title((enum side)s), dice,
+                      RULES_MAX_DICE);
     }
     b->winner = (int)in->winner;
     b->sudden_death = in->sudden_death;

@@ -1,5 +1,6 @@
 /* Ruleset documents into struct ruleset: grants, reserve options, victory events, What-if
  * events, scenario lists, outcome. See docs/RULESETS.md for the format. */
+#include "campaign/campaign.h"
 #include "campaign/ruleset_load.h"
 #include "campaign/ruleset_json.h"
 
@@ -251,6 +252,14 @@ static int load_victory(struct ctx *c, json_t *doc)
         rj_get_int(c, dice, "per_battle_won", true, 1, 0, 10, &v->per_battle_won) ||
         rj_get_bool(c, dice, "previous_medals", false, &v->previous_medals))
         return -1;
+    /* Before the last battle a campaign may have, a side may have won all the others: its roll
+     * must still fit (a result's medals are checked when it is recorded). */
+    if (v->base_dice + v->per_battle_won * (MAX_BATTLES - 1) > RULES_MAX_DICE)
+        return rj_fail(c,
+                       "base + per_battle_won x %d battles won is %d dice, more than the %d a roll "
+                       "holds",
+                       MAX_BATTLES - 1, v->base_dice + v->per_battle_won * (MAX_BATTLES - 1),
+                       RULES_MAX_DICE);
     rj_pop(c, k);
     bool seen[FACE_COUNT] = {false};
     if (load_faces(c, ve, "order", v->order, &v->norder, seen) ||

@@ -1,11 +1,23 @@
 /* Texts players read (util/text.h). */
 #include "util/text.h"
 
-static bool blank_code_point(unsigned long c)
+/* Code points that show nothing: control characters, Unicode's White_Space, and the
+ * Default_Ignorable_Code_Point set (joiners, direction marks, variation selectors, tags),
+ * with the fillers that render blank (Hangul fillers, the blank Braille pattern). */
+static const unsigned long invisible[][2] = {
+    {0x0000, 0x0020},   {0x007f, 0x00a0},   {0x00ad, 0x00ad}, {0x034f, 0x034f}, {0x061c, 0x061c},
+    {0x115f, 0x1160},   {0x1680, 0x1680},   {0x17b4, 0x17b5}, {0x180b, 0x180f}, {0x2000, 0x200f},
+    {0x2028, 0x202f},   {0x205f, 0x206f},   {0x2800, 0x2800}, {0x3000, 0x3000}, {0x3164, 0x3164},
+    {0xfe00, 0xfe0f},   {0xfeff, 0xfeff},   {0xffa0, 0xffa0}, {0xfff0, 0xfff8}, {0x1bca0, 0x1bca3},
+    {0x1d173, 0x1d17a}, {0xe0000, 0xe0fff},
+};
+
+static bool shows_nothing(unsigned long c)
 {
-    return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0x85 || c == 0xa0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200d) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
-           c == 0x205f || c == 0x2060 || c == 0x3000 || c == 0xfeff;
+    for (size_t i = 0; i < sizeof invisible / sizeof invisible[0]; i++)
+        if (c >= invisible[i][0] && c <= invisible[i][1])
+            return true;
+    return false;
 }
 
 bool text_blank(const char *s, size_t len)
@@ -23,7 +35,7 @@ bool text_blank(const char *s, size_t len)
             for (size_t k = 1; k < n; k++)
                 c = (c << 6) | (p[k] & 0x3f);
         }
-        if (!blank_code_point(c))
+        if (!shows_nothing(c))
             return false;
         p += n;
     }

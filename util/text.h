@@ -7,9 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether the `len` bytes of UTF-8 at `s` hold something and nothing but spaces: ASCII and
- * Unicode white space (U+00A0, U+2000-U+200A, U+3000 ...) and the invisible characters that
- * join or separate words (U+200B-U+200D, U+2060, U+FEFF). An empty text is not blank. */
+/* Whether the `len` bytes of UTF-8 at `s` hold something and nothing that shows: spaces
+ * (ASCII and Unicode's, U+00A0, U+2000-U+200A, U+3000 ...), control characters, and the
+ * characters that are drawn as nothing (joiners, direction marks, variation selectors, tags,
+ * U+3164 and the other fillers, the blank Braille pattern). An empty text is not blank. */
 bool text_blank(const char *s, size_t len);
 
 #endif

@@ -134,6 +134,11 @@ static const struct create_case create_cases[] = {
     {"{\"name\":\"x\",\"ruleset\":\"standard\",\"scenarios\":{\"start\":\"A\",\"list\":[],"
      "\"branches\":{}}}",
      400, "invalid-field", "scenarios.list"},
+    /* A scenario of the list named only with spaces (here U+3000). */
+    {"{\"name\":\"x\",\"ruleset\":\"standard\",\"scenarios\":{\"start\":\"\\u3000\",\"list\":"
+     "[{\"name\":\"\\u3000\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,\"axis\":5},"
+     "\"medals_to_win\":4}],\"branches\":{\"\\u3000\":{\"allies\":\"END\",\"axis\":\"END\"}}}}",
+     400, "invalid-field", "scenarios"},
 };
 
 static void test_create_refusals(void)
@@ -171,6 +176,24 @@ static void test_create_refusals(void)
     assert_problem(r, 400, "invalid-field");
     CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "players.allies");
     http_free(r);
+    CU_ASSERT_EQUAL(rows(), before);
+    /* A battle's scenario: not only spaces, Unicode ones included. */
+    struct camp sc;
+    CU_ASSERT_FATAL(
+        camp_create(&api_daemon, "{\"name\":\"scenario names\",\"ruleset\":\"standard\"}", &sc));
+    before = rows(); /* with the campaign just made: the refusals add nothing */
+    static const char *const blank_scenarios[] = {"   ", "\\u00a0\\u3000", "\\u200b"};
+    for (size_t i = 0; i < 3; i++) {
+        char b[200];
+        snprintf(b, sizeof b,
+                 "{\"scenario\":\"%s\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                 "\"axis\":5},\"medals_to_win\":4}",
+                 blank_scenarios[i]);
+        r = camp_post(&api_daemon, &sc, ORGANIZER, "/battles", b);
+        assert_problem(r, 400, "invalid-field");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "scenario");
+        http_free(r);
+    }
     /* The same for a grand campaign. */
     r = api(&api_daemon, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
             "{\"name\":\"\\n\",\"grand_ruleset\":\"island-hoppers-grand\"}", NULL);

@@ -727,6 +727,17 @@ static void test_export_import(void)
     json_decref(bad);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), 1);
+    /* Names a creation would now refuse (only spaces) are restored as recorded. */
+    bad = renamed(doc, 30);
+    json_object_set_new(json_object_get(bad, "grand_campaign"), "name", json_string("   "));
+    text = jstr(bad);
+    json_decref(bad);
+    r = api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, text, NULL);
+    free(text);
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    CU_ASSERT_EQUAL(
+        sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns WHERE name = '   '"), 1);
     json_decref(doc);
 }
 

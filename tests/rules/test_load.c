@@ -89,6 +89,12 @@ static const struct broken_case broken[] = {
      "\"last\":[\"grenade\"],\"instructions\":{\"infantry\":\"a\",\"armor\":\"a\","
      "\"grenade\":\"a\",\"star\":\"a\"}}}",
      "$.victory_events.instructions.flag: is required"},
+    /* A side that won 59 battles rolls before the 60th: more than 128 dice never fit a roll. */
+    {"{" HEAD ",\"victory_events\":{\"from_battle\":2,\"min_hand\":1,\"dice\":{\"base\":2,"
+     "\"per_battle_won\":3},\"order\":[\"infantry\",\"armor\",\"star\",\"flag\"],"
+     "\"last\":[\"grenade\"],\"instructions\":{}}}",
+     "$.victory_events.dice: base + per_battle_won x 59 battles won is 179 dice, more than the "
+     "128 a roll holds"},
     {"{" HEAD ",\"what_if\":{\"faces\":[\"infantry\",\"armor\",\"grenade\",\"star\",\"flag\"],"
      "\"events\":{\"e\":{\"name\":\"E\",\"text\":\"t\",\"scope\":{\"kind\":\"sometimes\"}}},"
      "\"allies\":[\"e\",\"e\",\"e\",\"e\",\"e\"],\"axis\":[\"e\",\"e\",\"e\",\"e\",\"e\"]}}",

@@ -1,5 +1,5 @@
-/* util/text.h: which names show nothing. The code points are Unicode's White_Space property
- * and the invisible word joiners and separators, written out here in UTF-8 by hand. */
+/* util/text.h: which names show nothing. The code points (Unicode's White_Space, controls,
+ * Default_Ignorable_Code_Point, the blank fillers) are written out here in UTF-8 by hand. */
 #include "util/text.h"
 
 #include <CUnit/CUnit.h>
@@ -21,7 +21,18 @@ static void test_blank(void)
     CU_ASSERT_TRUE(blank("\xe2\x80\x83\xe2\x81\xa0")); /* U+2003 em space, U+2060 word joiner */
     CU_ASSERT_TRUE(blank("\xef\xbb\xbf"));             /* U+FEFF */
     CU_ASSERT_TRUE(blank("\xe1\x9a\x80"));             /* U+1680 ogham space mark */
-    CU_ASSERT_FALSE(blank(""));                        /* empty: no name, not a blank one */
+    CU_ASSERT_TRUE(blank("\x01\x1f\x7f"));             /* control characters */
+    CU_ASSERT_TRUE(blank("\xe2\x80\x8e\xe2\x80\xae")); /* U+200E, U+202E direction */
+    CU_ASSERT_TRUE(blank("\xe3\x85\xa4"));             /* U+3164 Hangul filler */
+    CU_ASSERT_TRUE(blank("\xe2\xa0\x80"));             /* U+2800 blank Braille */
+    CU_ASSERT_TRUE(blank("\xc2\xad\xef\xb8\x8f"));     /* U+00AD soft hyphen, U+FE0F */
+    CU_ASSERT_TRUE(blank("\xf3\xa0\x80\xa0"));         /* U+E0020 tag space */
+    CU_ASSERT_TRUE(blank("\xf0\x9d\x85\xb3"));         /* U+1D173 musical symbol begin beam */
+    CU_ASSERT_FALSE(blank("\xe3\x85\xa5"));            /* U+3165 Hangul letter */
+    CU_ASSERT_FALSE(blank("\xe2\xa0\x81"));            /* U+2801 Braille dot 1 */
+    CU_ASSERT_FALSE(blank("\x01"
+                          "Bob"));
+    CU_ASSERT_FALSE(blank("")); /* empty: no name, not a blank one */
     CU_ASSERT_FALSE(blank("a"));
     CU_ASSERT_FALSE(blank("  Ann  "));
     CU_ASSERT_FALSE(blank("\xc3\xa9")); /* é */
