@@ -14,10 +14,7 @@ static enum cres rolls(struct db *db, struct req *r, struct campaign *c, struct 
     json_t *j = view_rolls(db, c);
     if (!j)
         return C_DBERR;
-    char etag[40];
-    etag_of(c->version, etag, sizeof etag);
-    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
-    reply_json_headers(r, 200, j, headers);
+    reply_versioned(r, c->version, j);
     return C_OK;
 }
 

@@ -74,14 +74,24 @@ static bool etag_matches(const char *header, const char *etag)
     return header && (strstr(header, etag) || strcmp(header, "*") == 0);
 }
 
+void reply_versioned(struct req *r, long long version, json_t *body)
+{
+    char etag[40];
+    etag_of(version, etag, sizeof etag);
+    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
+    if (body)
+        reply_json_headers(r, 200, body, headers);
+    else
+        reply_empty(r, 304, headers);
+}
+
 bool versioned_unchanged(struct req *r, long long version)
 {
     char etag[40];
     etag_of(version, etag, sizeof etag);
     if (!etag_matches(req_header(r, "If-None-Match"), etag))
         return false;
-    const char *headers[] = {"ETag", etag, "Cache-Control", "no-cache", NULL};
-    reply_empty(r, 304, headers);
+    reply_versioned(r, version, NULL);
     return true;
 }
 

@@ -31,6 +31,8 @@ bool versioned_known(const struct req *r, const char *id, long long *version);
 /* A GET of what a campaign's version decides (a battle, the roll log), read at `version`: 304
  * with its ETag when If-None-Match names it (replied: true); false otherwise. */
 bool versioned_unchanged(struct req *r, long long version);
+/* Its answer with the version as ETag: 200 with `body` (taken), or 304 when `body` is NULL. */
+void reply_versioned(struct req *r, long long version, json_t *body);
 
 /* The newest version the client shows in If-None-Match ("N" or W/"N"); 0 when none. */
 long long seen_version(const struct req *r);

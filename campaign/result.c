@@ -94,12 +94,12 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     /* The dice each side rolls before the next battle, when the ruleset counts these medals
      * (the simplified rules): no more than a roll holds (the rest of the count is bounded when
      * the ruleset loads). A backup restores what was recorded. */
+    struct standing st;
+    campaign_standing(c, &st); /* the battles finished before this one */
     for (int s = 0; s < SIDE_COUNT && !in->replayed && battle < MAX_BATTLES; s++) {
-        int won = s == (int)w;
-        for (int i = 0; i < c->nbattles; i++)
-            won += c->battles[i].phase == PHASE_FINISHED && c->battles[i].winner == s;
+        int won = st.battles_won[s] + (s == (int)w);
         long dice = victory_dice_needed(rs, battle + 1, won, in->medals[s]);
-        if (dice <= RULES_MAX_DICE || victory_dice_needed(rs, battle + 1, won, 0) == dice)
+        if (dice <= RULES_MAX_DICE)
             continue;
         snprintf(field, sizeof field, "medals.%s", side_name((enum side)s));
         return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
