@@ -75,9 +75,66 @@ static enum problem_code choice_problem(enum choice_error err)
     return PROBLEM_RULE_VIOLATION;
 }
 
-static enum cres refuse_choice(struct cerr *e, const struct choice_result *res,
-                               const struct option_list *offered, const struct choice_item *items,
-                               int tokens, int cost_so_far)
+/* An option as players name it: its text up to the colon ("Star + grenade"). */
+static void option_label(const struct option *o, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.*s", (int)strcspn(o->text, ":"), o->text);
+}
+
+/* A grant as players name it: its text before any details in brackets ("an armor unit"). */
+static const char *grant_label(const struct ruleset *rs, const char *id, char *buf, size_t size)
+{
+    const struct grant_def *g = ruleset_grant(rs, id);
+    if (!g)
+        return NULL;
+    const char *cut = strstr(g->text, " (");
+    snprintf(buf, size, "%.*s", cut ? (int)(cut - g->text) : (int)strlen(g->text), g->text);
+    return buf;
+}
+
+/* Appends `sep` and `text` to `buf`, cutting what does not fit. */
+static void append(char *buf, size_t size, const char *sep, const char *text)
+{
+    size_t len = strlen(buf);
+    for (const char *p = sep; *p && len + 1 < size; p++)
+        buf[len++] = *p;
+    for (const char *p = text; *p && len + 1 < size; p++)
+        buf[len++] = *p;
+    buf[len] = '\0';
+}
+
+/* The option's alternatives, "an infantry unit, an armor unit or an artillery unit". */
+static void grant_list(const struct ruleset *rs, const struct option *o, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int g = 0; g < o->ngrants; g++) {
+        char one[RS_TEXT_MAX];
+        const char *name = grant_label(rs, o->grants[g], one, sizeof one);
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%s%s",
+                 g == 0                ? ""
+                 : g + 1 == o->ngrants ? " or "
+                                       : ", ",
+                 name ? name : o->grants[g]);
+    }
+}
+
+/* The labels of every option offered, "Grenade (wild), Star + grenade". */
+static void offered_list(const struct option_list *offered, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < offered->n; i++) {
+        char one[RS_TEXT_MAX];
+        option_label(&offered->o[i], one, sizeof one);
+        append(buf, size, i == 0 ? "" : ", ", one);
+    }
+}
+
+/* A refused choice in players' words: options and alternatives by their names in the book,
+ * never by the ids a request carries (the field says which item). */
+static enum cres refuse_choice(struct cerr *e, const struct ruleset *rs,
+                               const struct choice_result *res, const struct option_list *offered,
+                               const struct choice_item *items, int tokens, int cost_so_far)
 {
     char field[64];
     const struct choice_item *it = res->item >= 0 ? &items[res->item] : NULL;
@@ -89,19 +146,42 @@ static enum cres refuse_choice(struct cerr *e, const struct choice_result *res,
     for (int i = 0; it && i < offered->n; i++)
         if (it->id && strcmp(offered->o[i].id, it->id) == 0)
             o = &offered->o[i];
+    char name[RS_TEXT_MAX] = "", list[CHAT_TEXT_MAX / 2];
+    if (o)
+        option_label(o, name, sizeof name);
     switch (res->error) {
     case CHOICE_UNKNOWN_OPTION:
-        return refuse(e, code, field, "\"%s\" is not one of the options of this roll.",
-                      it && it->id ? it->id : "");
+        offered_list(offered, list, sizeof list);
+        if (!list[0])
+            return refuse(e, code, field, "This roll offers no option to choose.");
+        return refuse(e, code, field, "That is not an option of this roll. It offers: %s.", list);
     case CHOICE_DUPLICATE_OPTION:
-        return refuse(e, code, field, "\"%s\" is chosen twice.", it->id);
-    case CHOICE_DIE_REUSED:
-        return refuse(e, code, field, "\"%s\" uses a die that another chosen option already uses.",
-                      it->id);
+        return refuse(e, code, field, "%s is chosen twice.", name);
+    case CHOICE_DIE_REUSED: {
+        /* the option chosen before it that holds one of its dice */
+        char other[RS_TEXT_MAX] = "another chosen option";
+        for (int k = 0; o && k < res->nchosen; k++) {
+            const struct option *p = &offered->o[res->chosen[k].offered];
+            for (int i = 0; i < p->ndice; i++)
+                for (int j = 0; j < o->ndice; j++)
+                    if (p->dice[i] == o->dice[j])
+                        option_label(p, other, sizeof other);
+        }
+        return refuse(e, code, field,
+                      "%s uses a die that %s already uses: each die serves one option.", name,
+                      other);
+    }
     case CHOICE_GRANT_REQUIRED:
-        return refuse(e, code, field, "\"%s\" offers alternatives: name one as \"grant\".", it->id);
-    case CHOICE_INVALID_GRANT:
-        return refuse(e, code, field, "\"%s\" is not an alternative of \"%s\".", it->grant, it->id);
+        grant_list(rs, o, list, sizeof list);
+        return refuse(e, code, field, "%s offers a choice: %s. Say which one.", name, list);
+    case CHOICE_INVALID_GRANT: {
+        char asked[RS_TEXT_MAX];
+        const char *asked_name = grant_label(rs, it->grant, asked, sizeof asked);
+        grant_list(rs, o, list, sizeof list);
+        if (asked_name)
+            return refuse(e, code, field, "%s gives %s, not %s.", name, list, asked_name);
+        return refuse(e, code, field, "%s gives %s, nothing else.", name, list);
+    }
     case CHOICE_NOT_ENOUGH_TOKENS: {
         int this_cost = o ? o->cost : 0;
         for (int g = 0; o && it->grant && g < o->ngrants; g++)
@@ -186,7 +266,7 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
         int so_far = 0;
         for (int k = 0; k < res->nchosen; k++)
             so_far += res->chosen[k].cost;
-        rc = refuse_choice(e, res, offered, items, c->tokens[side], so_far);
+        rc = refuse_choice(e, rs, res, offered, items, c->tokens[side], so_far);
         goto out;
     }
     out->chosen = json_array();

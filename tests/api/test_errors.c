@@ -382,29 +382,45 @@ static void test_choice_refusals(void)
                                     "{\"faces\":[\"star\",\"grenade\"]}");
     CU_ASSERT_EQUAL_FATAL(r->status, 201);
     http_free(r);
+    /* Each detail names options and units as the rule book does (RULES.md 3: star + grenade
+     * gives an elite infantry or armor unit, a grenade is wild), never by a request's ids. */
     static const struct {
-        const char *body, *code, *field;
+        const char *body, *code, *field, *says;
     } cases[] = {
-        {"{\"options\":[{\"id\":\"tiger@0\"}]}", "unknown-option", "options[0].id"},
+        {"{\"options\":[{\"id\":\"tiger@0\"}]}", "unknown-option", "options[0].id",
+         "That is not an option of this roll. It offers: Grenade (wild), Star + grenade."},
         {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"tiger\"}]}", "invalid-grant",
-         "options[0].grant"},
+         "options[0].grant",
+         "Grenade (wild) gives an infantry unit, an armor unit or an artillery unit, not a Tiger."},
         {"{\"options\":[{\"id\":\"star-grenade@0+1\",\"grant\":\"artillery\"}]}", "invalid-grant",
-         "options[0].grant"},
-        {"{\"options\":[{\"id\":\"grenade@1\"}]}", "grant-required", "options[0].grant"},
+         "options[0].grant",
+         "Star + grenade gives an Elite infantry unit or an Elite armor unit, not an artillery "
+         "unit."},
+        {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"no-such-unit\"}]}", "invalid-grant",
+         "options[0].grant",
+         "Grenade (wild) gives an infantry unit, an armor unit or an artillery unit, nothing "
+         "else."},
+        {"{\"options\":[{\"id\":\"grenade@1\"}]}", "grant-required", "options[0].grant",
+         "Grenade (wild) offers a choice: an infantry unit, an armor unit or an artillery unit. "
+         "Say which one."},
         {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"armor\"},{\"id\":\"star-grenade@0+1\","
          "\"grant\":\"elite-armor\"}]}",
-         "die-used-twice", "options[1].id"},
+         "die-used-twice", "options[1].id",
+         "Star + grenade uses a die that Grenade (wild) already uses: each die serves one "
+         "option."},
         {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"armor\"},{\"id\":\"grenade@1\","
          "\"grant\":\"armor\"}]}",
-         "option-chosen-twice", "options[1].id"},
+         "option-chosen-twice", "options[1].id", "Grenade (wild) is chosen twice."},
         {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"armor\"},{\"id\":\"star@0\"}]}",
-         "unknown-option", "options[1].id"},
+         "unknown-option", "options[1].id",
+         "That is not an option of this roll. It offers: Grenade (wild), Star + grenade."},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         long before = rows(), version = camp_version(&api_daemon, &tbl);
         r = camp_post(&api_daemon, &tbl, ALLIES, "/battles/1/reserve-choice", cases[i].body);
         assert_problem(r, 422, cases[i].code);
         CU_ASSERT_STRING_EQUAL(http_str(r, "field"), cases[i].field);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), cases[i].says);
         http_free(r);
         CU_ASSERT_EQUAL(camp_version(&api_daemon, &tbl), version);
         CU_ASSERT_EQUAL(rows(), before);
