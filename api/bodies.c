@@ -341,6 +341,25 @@ bool parse_grand_create(json_t *body, bool recorded, struct grand_input *in, str
 
 /* ---- bodies without fields ---- */
 
+/* ---- POST /api/v1/grand-campaigns/{id}/next ---- */
+
+static const struct jfield next_spec[] = {
+    {"reserve_tokens", JK_OBJECT, false, true, 0, 0, pair_tokens},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_grand_next(json_t *body, struct grand_next_input *in, struct jerr *e)
+{
+    memset(in, 0, sizeof *in);
+    if (!body_check(body, next_spec, "", e))
+        return false;
+    json_t *tokens = jget(body, "reserve_tokens");
+    in->tokens_given = tokens != NULL;
+    for (int s = 0; tokens && s < SIDE_COUNT; s++)
+        in->tokens[s] = (int)json_integer_value(jget(tokens, side_name((enum side)s)));
+    return true;
+}
+
 static const struct jfield empty_spec[] = {{NULL, 0, false, false, 0, 0, NULL}};
 
 bool parse_empty(json_t *body, struct jerr *e)

@@ -43,6 +43,10 @@ bool parse_result(json_t *body, struct result_input *in, struct jerr *e);
 /* POST .../battles/{n}/pick: {"event"}, optionally "side"; *event points into `body`. */
 bool parse_pick(json_t *body, const char **event, struct jerr *e);
 
+/* POST /grand-campaigns/{id}/next: {} or {"reserve_tokens": {"allies", "axis"}}. */
+struct grand_next_input;
+bool parse_grand_next(json_t *body, struct grand_next_input *in, struct jerr *e);
+
 /* POST .../finish and .../rotate-seed take no fields. */
 bool parse_empty(json_t *body, struct jerr *e);
 

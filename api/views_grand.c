@@ -66,8 +66,12 @@ json_t *view_grand(struct db *db, const struct grand *g, struct cerr *e)
     json_t *next = json_null(), *waiting = json_array();
     if (!over && !current && g->gr) {
         int k = g->nmembers;
-        next = json_pack("{s:i, s:s, s:s}", "place", k + 1, "name", g->gr->campaigns[k].name,
-                         "ruleset", g->gr->campaigns[k].ruleset);
+        const struct ruleset_entry *rse = ruleset_entry(g->gr->campaigns[k].ruleset);
+        /* What it starts with unless the organizer says otherwise (null: no reserve roll). */
+        json_t *tokens =
+            rse && rse->rs->reserve.enabled ? pair_json(rse->rs->tokens_default) : json_null();
+        next = json_pack("{s:i, s:s, s:s, s:o}", "place", k + 1, "name", g->gr->campaigns[k].name,
+                         "ruleset", g->gr->campaigns[k].ruleset, "reserve_tokens", tokens);
         json_array_append_new(waiting, json_string("organizer:next-campaign"));
     }
     json_t *grades = json_array();

@@ -145,8 +145,8 @@ void grand_link_of(const struct grand *g, int index, struct grand_link *link)
     link->players[SIDE_AXIS] = g->players[SIDE_AXIS];
 }
 
-enum cres grand_next(struct db *db, struct grand *g, char new_id[CAMPAIGN_ID_LEN + 1],
-                     struct cerr *e)
+enum cres grand_next(struct db *db, struct grand *g, const struct grand_next_input *nin,
+                     char new_id[CAMPAIGN_ID_LEN + 1], struct cerr *e)
 {
     if (!g->gr)
         return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL,
@@ -178,16 +178,23 @@ enum cres grand_next(struct db *db, struct grand *g, char new_id[CAMPAIGN_ID_LEN
     if (!link.rse)
         return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL,
                       "The rules of %s are not loaded on this server.", link.name);
+    const struct ruleset *rs = link.rse->rs;
+    if (nin->tokens_given && !rs->reserve.enabled && (nin->tokens[0] || nin->tokens[1]))
+        return refuse(e, PROBLEM_INVALID_FIELD, "reserve_tokens",
+                      "%s has no reserve roll, so no Reserve Tokens.", link.name);
     /* Named as the book names it; its standing names its grand campaign. */
     struct create_input in = {
         .name = link.name,
         .rse = link.rse,
         .what_if = link.what_if,
         .dice = link.dice,
-        .tokens = {link.rse->rs->tokens_default[0], link.rse->rs->tokens_default[1]},
+        .tokens = {rs->tokens_default[0], rs->tokens_default[1]},
         .players = {link.players[0], link.players[1]},
         .grand = &link,
     };
+    if (nin->tokens_given)
+        for (int s = 0; s < SIDE_COUNT; s++)
+            in.tokens[s] = nin->tokens[s];
     struct create_output out;
     enum cres rc = campaign_create(db, &in, &out, e);
     if (rc != C_OK)

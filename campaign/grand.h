@@ -62,9 +62,16 @@ enum role grand_replaced_role(const struct grand *g, const char *key);
 /* What a campaign at place `index` of `g` is created with. */
 void grand_link_of(const struct grand *g, int index, struct grand_link *link);
 
+/* How the organizer starts the next campaign: the Reserve Tokens each side starts it with, as
+ * the book's page for that campaign says (its rules' defaults when not given). */
+struct grand_next_input {
+    bool tokens_given;
+    int tokens[SIDE_COUNT];
+};
+
 /* Starts the next campaign of the list (the previous one finished): its id in new_id. */
-enum cres grand_next(struct db *db, struct grand *g, char new_id[CAMPAIGN_ID_LEN + 1],
-                     struct cerr *e);
+enum cres grand_next(struct db *db, struct grand *g, const struct grand_next_input *in,
+                     char new_id[CAMPAIGN_ID_LEN + 1], struct cerr *e);
 
 /* A new key for `role`, for the grand campaign and every campaign of it (logged in each). */
 enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role,

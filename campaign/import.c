@@ -115,8 +115,9 @@ static const char *dice_words(enum dice_mode d)
 }
 
 /* A campaign of a grand campaign is played as the grand campaign says (grand_next): under its
- * name in the book, with the grand campaign's dice, What-if choice and players, the Reserve
- * Tokens its rules start with and no scenario list of its own. */
+ * name in the book, with the grand campaign's dice, What-if choice and players and no scenario
+ * list of its own. Its Reserve Tokens are the organizer's to set, as in grand_next (checked as a
+ * creation checks them). */
 static enum cres member_check(const struct create_input *in, const struct grand_link *g,
                               struct cerr *e)
 {
@@ -132,13 +133,6 @@ static enum cres member_check(const struct create_input *in, const struct grand_
                       "%s is played %s What-if events, but its grand campaign %s.", g->name,
                       in->what_if ? "with" : "without",
                       g->what_if ? "plays them" : "does not play them here");
-    for (int s = 0; s < SIDE_COUNT; s++)
-        if (g->rse && in->tokens[s] != g->rse->rs->tokens_default[s])
-            return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
-                          "%s gives the %s %d Reserve Tokens to start with, but a campaign of "
-                          "its grand campaign starts with %d.",
-                          g->name, side_title((enum side)s), in->tokens[s],
-                          g->rse->rs->tokens_default[s]);
     if (in->scenarios && !json_is_null(in->scenarios))
         return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
                       "%s has a scenario list of its own, but a campaign of its grand campaign "

@@ -1,7 +1,7 @@
 // The dashboard: "/" creates and lists campaigns; "/c/<id>#key=..." is a campaign's page,
 // "/g/<id>#key=..." a grand campaign's.
 import { api, ApiError } from './api.js';
-import { h } from './dom.js';
+import { h, field } from './dom.js';
 import { showCampaign } from './campaign.js';
 import { showGrand } from './grand.js';
 import { errorSlot, showError } from './actions.js';
@@ -10,10 +10,6 @@ import { remember, remembered } from './store.js';
 import { problemWords } from './words.js';
 
 const main = document.getElementById('main');
-
-function field(label, control, hint) {
-  return h('div', {}, h('label', { for: control.id }, label, hint ? h('span', { class: 'hint', text: ` — ${hint}` }) : null), control);
-}
 
 async function home() {
   document.title = "m44d — Memoir '44 campaigns";

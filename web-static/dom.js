@@ -39,5 +39,10 @@ export function say(message) {
   if (live) live.textContent = message;
 }
 
+// A labelled control, with an optional hint after the label.
+export function field(label, control, hint) {
+  return h('div', {}, h('label', { for: control.id }, label, hint ? h('span', { class: 'hint', text: ` — ${hint}` }) : null), control);
+}
+
 export const SIDES = ['allies', 'axis'];
 export const SIDE_TITLE = { allies: 'Allies', axis: 'Axis' };

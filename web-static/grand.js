@@ -3,7 +3,7 @@
 // battle, a points chart, the links to share and (for the organizer) the group's chat. It stays
 // current by long polling the grand campaign's ETag, which moves with every campaign of it.
 import { api, watch } from './api.js';
-import { h, say, SIDES, SIDE_TITLE } from './dom.js';
+import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
 import { errorSlot, showError } from './actions.js';
@@ -153,15 +153,23 @@ function now(st) {
   return out;
 }
 
+// The organizer starts the next campaign, with the Reserve Tokens its page in the book gives
+// each side (prefilled with its rules' own; none when its rules have no reserve roll).
 function startNext(st) {
   const g = st.g;
   const err = errorSlot('next-error');
+  const start = g.next.reserve_tokens;
+  const tokens = start ? Object.fromEntries(SIDES.map((s) => [s, h('input', { type: 'number', id: `next-tokens-${s}`, min: 0, max: 99, value: start[s] })])) : null;
+  const tokensBox = tokens ? h('fieldset', { id: 'next-tokens' }, h('legend', { text: `Reserve Tokens to start ${g.next.name} with` }),
+    h('div', { class: 'row' }, SIDES.map((s) => field(SIDE_TITLE[s], tokens[s]))),
+    h('p', { class: 'hint', text: 'As the book gives them for this campaign. Nothing carries over from the campaign before.' })) : null;
   const b = h('button', { type: 'button', id: 'start-next' }, `Start campaign ${g.next.place}: ${g.next.name}`);
   b.addEventListener('click', async () => {
     err.hidden = true;
     b.disabled = true;
+    const body = tokens ? { reserve_tokens: Object.fromEntries(SIDES.map((s) => [s, tokens[s].value === '' ? null : Number(tokens[s].value)])) } : {};
     try {
-      const { data } = await api('POST', `/grand-campaigns/${st.id}/next`, { key: st.key, body: {} });
+      const { data } = await api('POST', `/grand-campaigns/${st.id}/next`, { key: st.key, body });
       st.done = `${data.name} has begun.${g.what_if ? ' Each side first rolls its What-if die there.' : ''}`;
       await reload(st);
     } catch (e) {
@@ -172,7 +180,7 @@ function startNext(st) {
   const busy = g.campaigns.some((c) => c.status === 'active');
   return h('div', { class: 'actions', id: 'act-next-campaign' },
     busy ? h('p', { class: 'hint', text: 'The campaign being played must be finished first (on its page).' }) : null,
-    b, err);
+    tokensBox, b, err);
 }
 
 function campaigns(st) {

@@ -68,10 +68,12 @@ static bool grand_create(const char *body, struct camp *g)
     return ok;
 }
 
-/* The organizer starts campaign `place`; `m` is the campaign, with the grand campaign's keys. */
-static bool start_next(const struct camp *g, int place, const char *name, struct camp *m)
+/* The organizer starts campaign `place` with `body` ("{}": as its rules say); `m` is the
+ * campaign, with the grand campaign's keys. */
+static bool start_with(const struct camp *g, int place, const char *name, const char *body,
+                       struct camp *m)
 {
-    struct http_resp *r = grand_req(&api_daemon, "POST", g, ORGANIZER, "/next", "{}");
+    struct http_resp *r = grand_req(&api_daemon, "POST", g, ORGANIZER, "/next", body);
     bool ok = r->status == 201;
     if (!ok)
         fprintf(stderr, "\nnext campaign %d: %ld %s\n", place, r->status, r->body);
@@ -82,6 +84,11 @@ static bool start_next(const struct camp *g, int place, const char *name, struct
     snprintf(m->id, sizeof m->id, "%s", http_str(r, "id"));
     http_free(r);
     return ok;
+}
+
+static bool start_next(const struct camp *g, int place, const char *name, struct camp *m)
+{
+    return start_with(g, place, name, "{}", m);
 }
 
 /* ---- a battle, played at the table ---- */
@@ -488,11 +495,58 @@ static void test_island_hoppers(void)
     CU_ASSERT_FATAL(grand_create("{\"name\":\"Pacific\",\"grand_ruleset\":"
                                  "\"island-hoppers-grand\",\"what_if\":true,\"dice\":\"either\"}",
                                  &g));
+    /* Each campaign starts with the Reserve Tokens the organizer gives it (the book's page for
+     * it), or its rules' own (2 each, rules/data/island-hoppers.json) when not given. */
+    static const struct {
+        const char *body;
+        int tokens[2];
+    } starts[4] = {
+        {"{}", {2, 2}},
+        {"{\"reserve_tokens\":{\"allies\":4,\"axis\":1}}", {4, 1}},
+        {"{\"reserve_tokens\":null}", {2, 2}},
+        {"{\"reserve_tokens\":{\"allies\":0,\"axis\":99}}", {0, 99}},
+    };
+    /* Refused, and nothing starts: tokens out of range, one side missing, a field it does not
+     * take, a side's key. */
+    static const struct {
+        const char *body;
+        enum who who;
+        long status;
+        const char *code, *field;
+    } refused[] = {
+        {"{\"reserve_tokens\":{\"allies\":100,\"axis\":1}}", ORGANIZER, 400, "invalid-field",
+         "reserve_tokens.allies"},
+        {"{\"reserve_tokens\":{\"allies\":-1,\"axis\":1}}", ORGANIZER, 400, "invalid-field",
+         "reserve_tokens.allies"},
+        {"{\"reserve_tokens\":{\"allies\":1}}", ORGANIZER, 400, "missing-field",
+         "reserve_tokens.axis"},
+        {"{\"reserve_tokens\":{\"allies\":\"2\",\"axis\":1}}", ORGANIZER, 400, "invalid-field",
+         "reserve_tokens.allies"},
+        {"{\"reserve_tokens\":[2,2]}", ORGANIZER, 400, "invalid-field", "reserve_tokens"},
+        {"{\"tokens\":2}", ORGANIZER, 400, "unknown-field", "tokens"},
+        {"{\"reserve_tokens\":{\"allies\":4,\"axis\":1}}", ALLIES, 403, "forbidden", NULL},
+    };
     for (int k = 0; k < 4; k++) {
-        CU_ASSERT_FATAL(start_next(&g, k + 1, plays[k].name, &m));
+        struct http_resp *r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+        long version = http_int(r, "version");
+        CU_ASSERT_EQUAL(http_int(r, "next.reserve_tokens.allies"), 2);
+        CU_ASSERT_EQUAL(http_int(r, "next.reserve_tokens.axis"), 2);
+        http_free(r);
+        for (size_t i = 0; k == 1 && i < sizeof refused / sizeof refused[0]; i++) {
+            r = grand_req(&api_daemon, "POST", &g, refused[i].who, "/next", refused[i].body);
+            assert_problem(r, refused[i].status, refused[i].code);
+            if (refused[i].field)
+                CU_ASSERT_STRING_EQUAL(http_str(r, "field"), refused[i].field);
+            http_free(r);
+            r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+            CU_ASSERT_EQUAL(http_int(r, "version"), version);
+            CU_ASSERT_TRUE(json_is_null(http_json_at(r, "campaigns.1.id")));
+            http_free(r);
+        }
+        CU_ASSERT_FATAL(start_with(&g, k + 1, plays[k].name, starts[k].body, &m));
         /* Before each campaign, both sides roll for What-if events: nothing of the last
          * campaign's events, tokens or rolls is in the new one. */
-        struct http_resp *r = camp_get(&api_daemon, &m, "");
+        r = camp_get(&api_daemon, &m, "");
         CU_ASSERT_TRUE(json_is_true(http_json_at(r, "what_if")));
         CU_ASSERT_TRUE(json_is_null(http_json_at(r, "what_if_rolls.allies")));
         CU_ASSERT_TRUE(json_is_null(http_json_at(r, "what_if_rolls.axis")));
@@ -502,7 +556,15 @@ static void test_island_hoppers(void)
         for (int s = 0; s < 2; s++) {
             char p[64];
             snprintf(p, sizeof p, "sides.%s.reserve_tokens", SIDE[s]);
-            CU_ASSERT_EQUAL(http_int(r, p), 2); /* the ruleset's starting tokens, each time */
+            CU_ASSERT_EQUAL(http_int(r, p), starts[k].tokens[s]);
+        }
+        /* and the token history starts there */
+        json_t *history = http_json_at(r, "token_history");
+        for (size_t i = 0; i < json_array_size(history); i++) {
+            json_t *h = json_array_get(history, i);
+            int s = strcmp(json_string_value(json_object_get(h, "side")), "axis") == 0;
+            CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(h, "reason")), "start");
+            CU_ASSERT_EQUAL(json_integer_value(json_object_get(h, "balance")), starts[k].tokens[s]);
         }
         CU_ASSERT_EQUAL(http_int(r, "grand_campaign.of"), 4);
         http_free(r);
@@ -537,6 +599,24 @@ static void test_island_hoppers(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "Marianas & Palau Islands"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nVERIFIED: every server roll matches"));
     CU_ASSERT_PTR_NULL(strstr(out, "NOT VERIFIED"));
+    /* Restored elsewhere, each campaign starts with the tokens it was given. */
+    struct http_resp *imp =
+        api(&other, "POST", "/api/v1/grand-campaigns/import", NULL, ANYONE, r->body, NULL);
+    CU_ASSERT_EQUAL(imp->status, 201);
+    if (imp->status != 201)
+        fprintf(stderr, "\nIsland Hoppers import: %s\n", imp->body);
+    http_free(imp);
+    for (int k = 0; k < 4; k++) {
+        char path[128];
+        snprintf(path, sizeof path, "campaigns.%d.campaign.id", k);
+        snprintf(path, sizeof path, "/api/v1/campaigns/%s", http_str(r, path));
+        struct http_resp *c = api(&other, "GET", path, NULL, ANYONE, NULL, NULL);
+        for (int s = 0; s < 2; s++) {
+            snprintf(path, sizeof path, "sides.%s.reserve_tokens", SIDE[s]);
+            CU_ASSERT_EQUAL(http_int(c, path), starts[k].tokens[s]);
+        }
+        http_free(c);
+    }
     /* A die changed in the third campaign is found. */
     json_t *doc = json_deep_copy(r->json);
     json_t *rolls = json_object_get(json_array_get(json_object_get(doc, "campaigns"), 2), "rolls");
@@ -639,6 +719,7 @@ static void test_export_import(void)
 
     /* Refused, nothing written: campaigns out of the book's order ... */
     long before = sql_long_on(other_db, "SELECT count(*) FROM campaigns");
+    long grands = sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns");
     json_t *bad = renamed(doc, 1);
     json_t *list = json_object_get(bad, "campaigns");
     json_t *first = json_incref(json_array_get(list, 0));
@@ -675,14 +756,14 @@ static void test_export_import(void)
                         json_string("2026-11-24T02:13:27+16:00"));
     grand_import_refused(bad, "grand_campaign.created_at", NULL);
     /* ... a campaign played otherwise than its grand campaign says: dice the grand campaign
-     * does not roll (a side could then enter chosen faces), other players, another name, other
-     * Reserve Tokens to start with, a scenario list of its own ... */
+     * does not roll (a side could then enter chosen faces), other players, another name, a
+     * scenario list of its own (its Reserve Tokens are the organizer's to set: see Island
+     * Hoppers) ... */
     static const char *const changes[][2] = {
         {"dice", "has its dice rolled by the server or at the table, but its grand campaign has "
                  "them rolled at the table"},
         {"players", "as the Axis player, but its grand campaign names"},
         {"name", "of its grand campaign, not \"Operation Elsewhere\""},
-        {"reserve_tokens", "gives the Allies 99 Reserve Tokens to start with"},
         {"scenarios", "has a scenario list of its own"},
     };
     for (size_t k = 0; k < sizeof changes / sizeof changes[0]; k++) {
@@ -700,9 +781,6 @@ static void test_export_import(void)
         if (strcmp(what, "players") == 0)
             json_object_set_new(json_object_get(created, "players"), "axis",
                                 json_string("Mallory"));
-        else if (strcmp(what, "reserve_tokens") == 0)
-            json_object_set_new(json_object_get(created, "reserve_tokens"), "allies",
-                                json_integer(99));
         else if (strcmp(what, "scenarios") == 0)
             v = json_loads("{\"start\":\"Only One\",\"list\":[{\"name\":\"Only One\","
                            "\"first_player\":\"allies\",\"cards\":{\"allies\":5,\"axis\":5},"
@@ -726,7 +804,7 @@ static void test_export_import(void)
     free(text);
     json_decref(bad);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);
-    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), 1);
+    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), grands);
     /* Names a creation would now refuse (only spaces) are restored as recorded. */
     bad = renamed(doc, 30);
     json_object_set_new(json_object_get(bad, "grand_campaign"), "name", json_string("   "));

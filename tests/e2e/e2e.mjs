@@ -809,12 +809,24 @@ try {
   check(pts.join(',') === '0,2', `the points chart: Allies 0 at the start, 2 after Guadalcanal (${pts.join(',')})`);
   check(await gOrg.locator('#grand-timeline li').count() === 1 && (await text(gOrg, '#grand-timeline li')).includes('Henderson Field'), 'the timeline has the battle');
   check((await text(gOrg, '#start-next')).includes('Marshall Islands'), 'the next campaign is Marshall Islands');
+  // Its Reserve Tokens are the organizer's to give, as the book's page for it does: the rules'
+  // own are filled in (2 each, rules/data/island-hoppers.json).
+  check(await gOrg.inputValue('#next-tokens-allies') === '2' && await gOrg.inputValue('#next-tokens-axis') === '2', 'the next campaign offers its rules\' starting tokens');
+  await gOrg.fill('#next-tokens-allies', '100');
+  await gOrg.click('#start-next');
+  await gOrg.waitForSelector('#next-error:not([hidden])', { timeout: 5000 });
+  check((await text(gOrg, '#next-error')).includes('Allies’ starting tokens'), `tokens out of range are refused in words (${await text(gOrg, '#next-error')})`);
+  await gOrg.fill('#next-tokens-allies', '3');
+  await gOrg.fill('#next-tokens-axis', '1');
+  await shotBoth(gOrg, '18-grand-next-campaign');
   await gOrg.click('#start-next');
   await gOrg.waitForFunction(() => (document.querySelector('#current') || {}).textContent?.includes('Marshall Islands'), null, { timeout: 5000 });
   await gOrg.click('#open-current');
   await gOrg.waitForSelector('#grand-link');
   check((await text(gOrg, '#grand-link')).includes('Campaign 2 of 4') && (await text(gOrg, 'h1')).includes('Marshall Islands'), 'the second campaign is under way, with the same key');
   check((await text(gOrg, '#role')).includes('Organizer'), 'the organizer is the organizer there too');
+  await gOrg.waitForSelector('#standing-allies [data-stat="reserve_tokens"]');
+  check(await text(gOrg, '#standing-allies [data-stat="reserve_tokens"]') === '3' && await text(gOrg, '#standing-axis [data-stat="reserve_tokens"]') === '1', 'Marshall Islands starts with the tokens given: Allies 3, Axis 1');
   const gApi = await apiGet(`/grand-campaigns/${gid}`);
   check(gApi.campaigns[1].status === 'active' && gApi.points.allies === 2, 'the API agrees: campaign 2 active, Allies 2 points');
   await shotBoth(gOrg, '19-grand-second-campaign');

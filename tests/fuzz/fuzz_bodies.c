@@ -1,6 +1,7 @@
 /* Fuzz target: every request-body parser. The first byte picks the parser, the rest is the
  * body as a client would send it. */
 #include "api/bodies.h"
+#include "campaign/grand.h"
 #include "campaign/rulesets.h"
 
 #include <stdint.h>
@@ -41,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct choice_item items[RULES_MAX_OFFERED];
     int n;
     struct result_input res;
-    switch (data[0] % 6) {
+    struct grand_next_input gn;
+    switch (data[0] % 7) {
     case 0:
         if (parse_create(body, "", &ci, &list, &e) && (!ci.name || !ci.rse))
             abort(); /* accepted without the required fields */
@@ -64,6 +66,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 4:
         if (parse_result(body, &res, &e) && (res.medals[0] < 0 || res.medals[1] < 0))
             abort();
+        break;
+    case 5:
+        if (parse_grand_next(body, &gn, &e) && gn.tokens_given)
+            for (int s = 0; s < SIDE_COUNT; s++)
+                if (gn.tokens[s] < 0 || gn.tokens[s] > 99)
+                    abort(); /* a campaign started with tokens a creation refuses */
         break;
     default:
         parse_empty(body, &e);
