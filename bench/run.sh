@@ -312,15 +312,20 @@ for size in small big; do
   n=$([ $size = small ] && echo 10 || echo 100000)
   psqlq -d "$db" -At -c "SELECT '/api/v1/campaigns/' || md5('c' || (1 + (i * 7919) % $n))::uuid FROM generate_series(1, 2000) i" >"$out/scale-$size.txt"
   SPORT=$(free_port)
-  start_m44d "$db" "$SPORT" --cache-entries 0 --threads 4
+  # --state-entries 0: a read holds the campaign it loads (campaign_read), so without it only
+  # the first read of each campaign would load; these rows measure the load every time.
+  start_m44d "$db" "$SPORT" --cache-entries 0 --state-entries 0 --threads 4
   $LG -c 4 -d 1 -g "$out/scale-$size.txt" "127.0.0.1:$SPORT" >/dev/null
   S=$($LG -c 4 -d "$SECS" -g "$out/scale-$size.txt" "127.0.0.1:$SPORT")
   label=$([ $size = small ] && echo "10 campaigns" || echo "100,000 campaigns")
   if [ $size = small ]; then SMALL=$S; cmp="baseline"; else cmp="p99 $(ratio "$(field p99_ms "$S")" "$(field p99_ms "$SMALL")") × 10 campaigns"; fi
   row "m44d: standing GET, $label of 10 battles, no cache" 4 "$(field rps "$S")" "$(field p50_ms "$S")" "$(field p99_ms "$S")" "$cmp"
   if [ $size = small ]; then
-    # The same GETs once this daemon holds each campaign as its own write left it (the Allies'
-    # reserve roll): rendered from the campaign held, after one version lookup.
+    # The same GETs once the daemon holds each campaign as its own write left it (the Allies'
+    # reserve roll): rendered from the campaign held, after one version lookup. A daemon with
+    # room to hold them (the default --state-entries).
+    kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
+    start_m44d "$db" "$SPORT" --cache-entries 0 --threads 4
     BENCH_DB=$db roll_targets 1 "$n" a 10 >"$out/scale-rolls.txt"
     $LG -c 1 -d 10 -p "$out/scale-rolls.txt" "127.0.0.1:$SPORT" >/dev/null
     RH0=$(read_found "$SPORT" hit); RL0=$(read_found "$SPORT" loaded)
@@ -395,7 +400,7 @@ pgv=$("$pgbin/postgres" --version)
   printf '%s\n' "${vrows[@]}"
   echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
-  echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign loads it (lock and load, one round trip with the battle's rolls)"
+  echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign that no read or write of this daemon has held loads it (lock and load, one round trip with the battle's rolls; a campaign whose page was read first is held by that read, and its first write is warm)"
   echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND; compared with pgbench sending the cycle's own statements (bench/battle-cycle.sql, taken from PostgreSQL's log of one battle played through m44d; the db suite checks each against m44d's), whose latencies are those of a whole battle"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
   echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d, and the row \"only the writes\" the same without the two reads, in one round trip"

@@ -193,7 +193,8 @@ enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaig
 /*
  * The campaign as stored now, for a read: the copy held in memory (campaign/state_cache.h) when
  * the database shows the versions it was held at, in one primary-key lookup instead of the
- * load; else loaded (without the lock). *held says which. Same returns as campaign_load.
+ * load; else loaded (without the lock) and held from then on, so that the next write or read
+ * starts from it. *held says which. Same returns as campaign_load.
  */
 enum cres campaign_read(struct db *db, const char *id, struct campaign *c, struct cerr *e,
                         bool *held);

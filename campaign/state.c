@@ -570,7 +570,15 @@ enum cres campaign_read(struct db *db, const char *id, struct campaign *c, struc
         PQclear(r);
     }
     state_cache_note(*held ? STATE_READ_HIT : STATE_READ_LOADED);
-    return *held ? C_OK : campaign_load(db, id, false, c, e);
+    if (*held)
+        return C_OK;
+    enum cres rc = campaign_load(db, id, false, c, e);
+    /* Held from now on: the load is one statement, so one snapshot, at the versions it shows.
+     * A write then starts from it (its first statement checks those versions; a standby's
+     * older copy only costs that write a reload), and the reads after it take it. */
+    if (rc == C_OK)
+        state_cache_put(c);
+    return rc;
 }
 
 enum cres campaign_check_stored(struct db *db, const struct campaign *c, bool locked, char *why,

@@ -1,7 +1,8 @@
 /*
  * Campaigns held in memory between writes, so that a write need not load its campaign again
- * (api/write.c). An entry is the campaign exactly as this daemon's last write left it, with
- * its version and its grand campaign's version. Nothing here is trusted on its own: a write
+ * (api/write.c). An entry is the campaign exactly as this daemon's last write left it, or as
+ * a read loaded it (campaign_read: one statement, one snapshot), with its version and its grand
+ * campaign's version. Nothing here is trusted on its own: a write
  * that starts from an entry sends m44_campaign_at (migration 0009) as its first statement,
  * which takes the row lock and fails the transaction unless the database is at those versions
  * (another daemon, or a hand-made change, moved it on); the write then runs again from a

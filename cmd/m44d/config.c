@@ -109,8 +109,9 @@ static const struct option_spec options[] = {
     {"cache-entries", "M44_CACHE_ENTRIES", OPT_INT, "4096", 0, 1000000, NULL, FIELD(cache_entries),
      "rendered campaign standings kept in memory, a few KiB each (0: none)"},
     {"state-entries", "M44_STATE_ENTRIES", OPT_INT, "1024", 0, 1000000, NULL, FIELD(state_entries),
-     "campaigns kept in memory between writes, so that a write need not read its campaign again, "
-     "nor a read load it: about 2 KiB and 1 KiB a battle each (0: none, every write and read "
+     "campaigns kept in memory (those written or read last), so that a write need not load its "
+     "campaign, nor a read load it again: about 2 KiB and 1 KiB a battle each (0: none, every "
+     "write and read "
      "loads it)"},
     {"check-state", "M44_CHECK_STATE", OPT_ENUM, "off", 0, 0, "off|on", FIELD(check_state),
      "on: every write that keeps its campaign in memory reads it back before it commits, and "

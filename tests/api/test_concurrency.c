@@ -670,8 +670,8 @@ static void test_listener_reconnect(void)
  * A read of a campaign this daemon holds in memory (its last write left it so) takes it from
  * there while the database is at the versions held: one lookup instead of the load. A change
  * made by hand, which the campaign held cannot know, moves the version on: the next read loads
- * the campaign and shows the change. (--check-state also compares each read from memory with
- * the campaign loaded.)
+ * the campaign and shows the change, and holds it: the read and the write after it start from
+ * it. (--check-state also compares each read and write from memory with the campaign loaded.)
  */
 static void test_state_read(void)
 {
@@ -709,6 +709,27 @@ static void test_state_read(void)
     http_free(r);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("hit")), hit + 2);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("loaded")), loaded + 1);
+    /* The campaign that read loaded is held from then on: the next read takes it, and so does
+     * the next write (its version check passes: nothing moved since). */
+    r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("hit")), hit + 3);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, READ_FOUND("loaded")), loaded + 1);
+    long hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
+    long misses = daemon_metric(&api_daemon, STATE_FOUND("miss"));
+    long stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
+    r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                  "{\"faces\":[\"infantry\",\"armor\"]}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("miss")), misses);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale);
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "name"), "Renamed by hand");
+    CU_ASSERT_EQUAL(http_int(r, "version"), v + 2);
+    http_free(r);
 }
 
 /* A thousand long polls on one campaign, one write: every one answered with the new version.
