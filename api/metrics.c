@@ -196,7 +196,7 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_state_reads_total counter\n"
          "m44d_state_reads_total{found=\"hit\"} %lu\n"
          "m44d_state_reads_total{found=\"loaded\"} %lu\n"
-         "# HELP m44d_state_entries Campaigns held in memory between writes (of "
+         "# HELP m44d_state_entries Campaigns held in memory, by writes and reads (of "
          "--state-entries).\n"
          "# TYPE m44d_state_entries gauge\n"
          "m44d_state_entries %lu\n",

@@ -75,20 +75,45 @@ static enum problem_code choice_problem(enum choice_error err)
     return PROBLEM_RULE_VIOLATION;
 }
 
-/* An option as players name it: its text up to the colon ("Star + grenade"). */
-static void option_label(const struct option *o, char *buf, size_t size)
+/* An option's text up to the colon ("Star + grenade"). */
+static int label_len(const struct option *o)
 {
-    snprintf(buf, size, "%.*s", (int)strcspn(o->text, ":"), o->text);
+    return (int)strcspn(o->text, ":");
 }
 
-/* A grant as players name it: its text before any details in brackets ("an armor unit"). */
+/* An option as players name it: its label, and its dice when another option offered has the
+ * same label ("Grenade (wild) on die 2": two grenades rolled). */
+static void option_label(const struct option_list *offered, const struct option *o, char *buf,
+                         size_t size)
+{
+    bool twin = false;
+    for (int i = 0; i < offered->n; i++) {
+        const struct option *t = &offered->o[i];
+        twin |= t != o && label_len(t) == label_len(o) &&
+                strncmp(t->text, o->text, (size_t)label_len(o)) == 0;
+    }
+    if (!twin)
+        snprintf(buf, size, "%.*s", label_len(o), o->text);
+    else if (o->ndice == 1)
+        snprintf(buf, size, "%.*s on die %d", label_len(o), o->text, o->dice[0] + 1);
+    else
+        snprintf(buf, size, "%.*s on dice %d and %d", label_len(o), o->text, o->dice[0] + 1,
+                 o->dice[1] + 1);
+}
+
+/* A grant as players name it: its text before any details ("an armor unit", "a sandbag"). */
 static const char *grant_label(const struct ruleset *rs, const char *id, char *buf, size_t size)
 {
     const struct grant_def *g = ruleset_grant(rs, id);
     if (!g)
         return NULL;
-    const char *cut = strstr(g->text, " (");
-    snprintf(buf, size, "%.*s", cut ? (int)(cut - g->text) : (int)strlen(g->text), g->text);
+    size_t len = strlen(g->text);
+    const char *paren = strstr(g->text, " ("), *comma = strstr(g->text, ", ");
+    if (paren && (size_t)(paren - g->text) < len)
+        len = (size_t)(paren - g->text);
+    if (comma && (size_t)(comma - g->text) < len)
+        len = (size_t)(comma - g->text);
+    snprintf(buf, size, "%.*s", (int)len, g->text);
     return buf;
 }
 
@@ -110,12 +135,11 @@ static void grant_list(const struct ruleset *rs, const struct option *o, char *b
     for (int g = 0; g < o->ngrants; g++) {
         char one[RS_TEXT_MAX];
         const char *name = grant_label(rs, o->grants[g], one, sizeof one);
-        size_t len = strlen(buf);
-        snprintf(buf + len, size - len, "%s%s",
-                 g == 0                ? ""
-                 : g + 1 == o->ngrants ? " or "
-                                       : ", ",
-                 name ? name : o->grants[g]);
+        append(buf, size,
+               g == 0                ? ""
+               : g + 1 == o->ngrants ? " or "
+                                     : ", ",
+               name ? name : o->grants[g]);
     }
 }
 
@@ -125,7 +149,7 @@ static void offered_list(const struct option_list *offered, char *buf, size_t si
     buf[0] = '\0';
     for (int i = 0; i < offered->n; i++) {
         char one[RS_TEXT_MAX];
-        option_label(&offered->o[i], one, sizeof one);
+        option_label(offered, &offered->o[i], one, sizeof one);
         append(buf, size, i == 0 ? "" : ", ", one);
     }
 }
@@ -148,7 +172,7 @@ static enum cres refuse_choice(struct cerr *e, const struct ruleset *rs,
             o = &offered->o[i];
     char name[RS_TEXT_MAX] = "", list[CHAT_TEXT_MAX / 2];
     if (o)
-        option_label(o, name, sizeof name);
+        option_label(offered, o, name, sizeof name);
     switch (res->error) {
     case CHOICE_UNKNOWN_OPTION:
         offered_list(offered, list, sizeof list);
@@ -165,7 +189,7 @@ static enum cres refuse_choice(struct cerr *e, const struct ruleset *rs,
             for (int i = 0; i < p->ndice; i++)
                 for (int j = 0; j < o->ndice; j++)
                     if (p->dice[i] == o->dice[j])
-                        option_label(p, other, sizeof other);
+                        option_label(offered, p, other, sizeof other);
         }
         return refuse(e, code, field,
                       "%s uses a die that %s already uses: each die serves one option.", name,

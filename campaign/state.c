@@ -574,10 +574,11 @@ enum cres campaign_read(struct db *db, const char *id, struct campaign *c, struc
         return C_OK;
     enum cres rc = campaign_load(db, id, false, c, e);
     /* Held from now on: the load is one statement, so one snapshot, at the versions it shows.
-     * A write then starts from it (its first statement checks those versions; a standby's
-     * older copy only costs that write a reload), and the reads after it take it. */
-    if (rc == C_OK)
-        state_cache_put(c);
+     * A write then starts from it (its first statement checks those versions), and the reads
+     * after it take it. Not a standby's, which may be behind: a write would only find it
+     * moved on. */
+    if (rc == C_OK && !db_is_standby(db))
+        state_cache_offer(c);
     return rc;
 }
 

@@ -20,6 +20,7 @@ struct packed {
     json_t *effect_data[RS_MAX_EVENTS];
     json_t *last_detail;
     char *webhook_url;
+    long long version, grand_version; /* the campaign's, as in bytes */
     size_t len;
     unsigned char bytes[];
 };
@@ -27,6 +28,7 @@ struct packed {
 struct slot {
     char id[CAMPAIGN_ID_LEN + 1];
     unsigned long used; /* tick of the last get or put */
+    bool by_read;       /* first held by a read (state_cache_offer), not by a write */
     struct packed *p;   /* NULL: empty */
 };
 
@@ -51,10 +53,6 @@ _Static_assert(offsetof(struct campaign, nbattles) < offsetof(struct campaign, b
                    offsetof(struct campaign, nheld) >= ARRAY_END(effects) &&
                    offsetof(struct campaign, nheld) < offsetof(struct campaign, held),
                "each array's count comes before it, after the array before");
-
-_Static_assert(offsetof(struct campaign, version) + sizeof(long long) <=
-                   offsetof(struct campaign, battles),
-               "packed_version reads the version from the first part");
 
 #define NPARTS 9
 struct part {
@@ -119,6 +117,8 @@ static struct packed *pack(const struct campaign *c)
     }
     atomic_init(&p->refs, 1);
     p->len = len;
+    p->version = c->version;
+    p->grand_version = c->grand_version;
     unsigned char *at = p->bytes;
     for (int i = 0; i < NPARTS; i++) {
         memcpy(at, (const unsigned char *)own + part[i].at, part[i].len);
@@ -135,11 +135,12 @@ static struct packed *pack(const struct campaign *c)
     return p;
 }
 
-static long long packed_version(const struct packed *p)
+/* p holds a later state than c: a higher version, or the same with a higher grand version (a
+ * read may load a campaign at an older grand version: its grand campaign changed since). */
+static bool packed_later(const struct packed *p, const struct campaign *c)
 {
-    long long v;
-    memcpy(&v, p->bytes + offsetof(struct campaign, version), sizeof v);
-    return v;
+    return p->version > c->version ||
+           (p->version == c->version && p->grand_version > c->grand_version);
 }
 
 /* c (emptied first) becomes a copy of the packed campaign that shares nothing with it. */
@@ -217,7 +218,9 @@ bool state_cache_get(const char *id, struct campaign *c)
     return hit;
 }
 
-void state_cache_put(const struct campaign *c)
+/* Holds c: in its own slot, else an empty one, else the one used longest ago, or (by_read)
+ * only one that a read filled, so that reads never push out what writes hold. */
+static void hold(const struct campaign *c, bool by_read)
 {
     if (!nslots)
         return;
@@ -228,25 +231,43 @@ void state_cache_put(const struct campaign *c)
     }
     pthread_mutex_lock(&lock);
     struct slot *set = set_of(c->id), *s = find(set, c->id);
-    if (!s) { /* an empty slot, else the one used longest ago */
-        s = &set[0];
-        for (int w = 0; w < WAYS && s->p; w++)
-            if (!set[w].p || set[w].used < s->used)
-                s = &set[w];
+    bool same = s != NULL;
+    for (int w = 0; !same && w < WAYS; w++) {
+        struct slot *t = &set[w];
+        if (!t->p) {
+            s = t;
+            break;
+        }
+        if ((!by_read || t->by_read) && (!s || t->used < s->used))
+            s = t;
     }
-    if (s->p && strcmp(s->id, c->id) == 0 && packed_version(s->p) > c->version) {
-        /* A later write's state got here first (two writes' puts crossed): keep it. */
+    if (!s || (same && (packed_later(s->p, c) || (by_read && s->p->version == c->version &&
+                                                  s->p->grand_version == c->grand_version)))) {
+        /* Every way holds a write's campaign (a read), or a later state got here first (two
+         * puts crossed, or a read loaded an older state), or a read found the same state held:
+         * keep what is held. */
         pthread_mutex_unlock(&lock);
         packed_free(p);
         return;
     }
     struct packed *old = s->p;
     held += old == NULL;
+    s->by_read = same ? s->by_read && by_read : by_read;
     memcpy(s->id, c->id, sizeof s->id);
     s->p = p;
     s->used = ++tick;
     pthread_mutex_unlock(&lock);
     packed_release(old);
+}
+
+void state_cache_put(const struct campaign *c)
+{
+    hold(c, false);
+}
+
+void state_cache_offer(const struct campaign *c)
+{
+    hold(c, true);
 }
 
 void state_cache_drop(const char *id)

@@ -1,6 +1,6 @@
 /*
  * The shape both in-memory caches share (the rendering cache, api/cache.c, and the campaigns
- * held between writes, campaign/state_cache.c): eight-way set associative. An id may sit in
+ * held in memory, campaign/state_cache.c): eight-way set associative. An id may sit in
  * any of the eight slots of its set, and a new entry replaces the one used longest ago, so a few
  * hot campaigns whose ids collide do not evict one another. The set is chosen by a keyed hash
  * (SipHash, a random key drawn at start): imported campaigns choose their ids, and must not be

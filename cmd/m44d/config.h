@@ -36,7 +36,7 @@ struct config {
     long version_max_lag_ms; /* versions heard (db/listener.h) are current within this */
     long idempotency_ttl;    /* seconds a stored response for an Idempotency-Key is kept */
     long cache_entries;      /* rendered standings kept in memory */
-    long state_entries;      /* campaigns kept in memory between writes */
+    long state_entries;      /* campaigns kept in memory (written or read last) */
     char check_state[4]; /* "on": writes and reads compare the campaign in memory with the stored */
     long chat_workers;   /* the group's chat: threads delivering at once */
     long chat_timeout;   /* seconds for one delivery attempt */

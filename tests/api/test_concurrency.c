@@ -310,7 +310,7 @@ static void test_two_daemons(void)
     CU_ASSERT_EQUAL(v1, v2);
 }
 
-/* ---- campaigns kept in memory between writes ---- */
+/* ---- campaigns kept in memory ---- */
 
 #define STATE_FOUND(how) "m44d_state_writes_total{found=\"" how "\"}"
 

@@ -457,6 +457,47 @@ static void test_choice_refusals(void)
     http_free(r);
 }
 
+/* Two grenades rolled offer the same option twice, once for each die: a refusal says which
+ * die; an alternative is named as the book names it, without its details ("a sandbag"). */
+static void test_choice_refusals_twins(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"twins\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
+    ok(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                 "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
+                 "\"axis\":4},\"medals_to_win\":4}"),
+       201);
+    ok(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                 "{\"faces\":[\"grenade\",\"grenade\"]}"),
+       201);
+    static const struct {
+        const char *body, *says;
+    } cases[] = {
+        {"{\"options\":[{\"id\":\"tiger@0\"}]}",
+         "That is not an option of this roll. It offers: Grenade (wild) on die 1, Grenade (wild) "
+         "on die 2."},
+        {"{\"options\":[{\"id\":\"grenade@1\",\"grant\":\"armor\"},{\"id\":\"grenade@1\","
+         "\"grant\":\"armor\"}]}",
+         "Grenade (wild) on die 2 is chosen twice."},
+        {"{\"options\":[{\"id\":\"grenade@0\",\"grant\":\"sandbag\"}]}",
+         "Grenade (wild) on die 1 gives an infantry unit, an armor unit or an artillery unit, not "
+         "a sandbag."},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct http_resp *r =
+            camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice", cases[i].body);
+        CU_ASSERT_EQUAL(r->status, 422);
+        CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), cases[i].says);
+        http_free(r);
+    }
+    /* Both grenades, one each: allowed (two dice, two options). */
+    ok(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice",
+                 "{\"options\":[{\"id\":\"grenade@0\",\"grant\":\"armor\"},{\"id\":"
+                 "\"grenade@1\",\"grant\":\"infantry\"}]}"),
+       200);
+}
+
 static void test_if_match(void)
 {
     long long v = camp_version(&api_daemon, &tbl);
@@ -641,6 +682,7 @@ void register_error_tests(void)
     CU_add_test(s, "keys: wrong, other campaign's, in the query string", test_keys);
     CU_add_test(s, "a body may name its own side", test_body_names_own_side);
     CU_add_test(s, "reserve choice refusals and exact debit", test_choice_refusals);
+    CU_add_test(s, "reserve choice refusals name which die", test_choice_refusals_twins);
     CU_add_test(s, "If-Match / ETag / 304 (standing, battle, roll log)", test_if_match);
     CU_add_test(s, "read refusals", test_read_refusals);
     CU_add_test(s, "strings stored and returned exactly", test_strings_exact);
