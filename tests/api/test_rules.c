@@ -17,7 +17,7 @@
 static struct daemon other;
 static char *other_db;
 static char house_dir[] = "/tmp/m44-house-rules.XXXXXX";
-static char house_file[2][64];
+static char house_file[3][64];
 /* The daemon the helpers below act on. */
 static const struct daemon *at = &api_daemon;
 
@@ -36,12 +36,20 @@ static const char house_poland[] =
     "\"effects\":[{\"type\":\"first_player\",\"side\":\"axis\"},{\"type\":\"no_commissar\"},"
     "{\"type\":\"pick_battle\",\"side\":\"axis\"}]}}}}";
 
+/* A grand campaign whose first campaign has no reserve roll (the simplified rules). */
+static const char house_grand[] =
+    "{\"id\":\"house-grand\",\"name\":\"House grand\",\"description\":\"Simplified, then "
+    "standard.\",\"source\":\"a house rule\",\"campaigns\":[{\"ruleset\":\"simplified\","
+    "\"name\":\"Opening\"},{\"ruleset\":\"standard\",\"name\":\"Closing\"}],\"grades\":["
+    "{\"name\":\"Major\",\"min_ratio\":2,\"points\":2},{\"name\":\"Minor\",\"min_ratio\":0,"
+    "\"points\":1}],\"reading\":\"a house rule\"}";
+
 static int suite_init(void)
 {
     if (!mkdtemp(house_dir))
         return 1;
-    const char *docs[] = {house_rules, house_poland};
-    for (int i = 0; i < 2; i++) {
+    const char *docs[] = {house_rules, house_poland, house_grand};
+    for (int i = 0; i < 3; i++) {
         snprintf(house_file[i], sizeof house_file[i], "%s/house%d.json", house_dir, i);
         FILE *f = fopen(house_file[i], "w");
         bool written = f && fputs(docs[i], f) >= 0;
@@ -58,8 +66,8 @@ static int suite_init(void)
 static int suite_clean(void)
 {
     int rc = other_daemon_stop(&other, &other_db);
-    unlink(house_file[0]);
-    unlink(house_file[1]);
+    for (int i = 0; i < 3; i++)
+        unlink(house_file[i]);
     rmdir(house_dir);
     return rc;
 }
@@ -950,6 +958,49 @@ static void test_scope(void)
     at = &api_daemon;
 }
 
+/* A campaign of a grand campaign whose rules have no reserve roll has no Reserve Tokens: the
+ * standing offers none, and giving any is refused; nothing starts (RULES.md 6). */
+static void test_grand_without_reserves(void)
+{
+    struct http_resp *r = api(&other, "POST", "/api/v1/grand-campaigns", NULL, ANYONE,
+                              "{\"name\":\"House\",\"grand_ruleset\":\"house-grand\"}", NULL);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    struct camp g = {0};
+    snprintf(g.id, sizeof g.id, "%s", http_str(r, "id"));
+    snprintf(g.key[ORGANIZER], sizeof g.key[0], "%s", http_str(r, "organizer_key"));
+    http_free(r);
+    char path[128], next[160];
+    snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s", g.id);
+    snprintf(next, sizeof next, "%s/next", path);
+    r = api(&other, "GET", path, NULL, ANYONE, NULL, NULL);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "next.name"), "Opening");
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "next.reserve_tokens")));
+    long long version = http_int(r, "version");
+    http_free(r);
+    r = api(&other, "POST", next, &g, ORGANIZER, "{\"reserve_tokens\":{\"allies\":1,\"axis\":0}}",
+            NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "reserve_tokens");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "Opening has no reserve roll, so no Reserve Tokens.");
+    http_free(r);
+    r = api(&other, "GET", path, NULL, ANYONE, NULL, NULL);
+    CU_ASSERT_EQUAL(http_int(r, "version"), version);
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "campaigns.0.id")));
+    http_free(r);
+    /* None given, or none: it starts. */
+    r = api(&other, "POST", next, &g, ORGANIZER, "{\"reserve_tokens\":{\"allies\":0,\"axis\":0}}",
+            NULL);
+    CU_ASSERT_EQUAL(r->status, 201);
+    struct camp c = g;
+    snprintf(c.id, sizeof c.id, "%s", http_str(r, "id"));
+    http_free(r);
+    r = camp_get(&other, &c, "");
+    CU_ASSERT_EQUAL(http_int(r, "sides.allies.reserve_tokens"), 0);
+    CU_ASSERT_EQUAL(http_int(r, "sides.axis.reserve_tokens"), 0);
+    http_free(r);
+}
+
 void register_rules_tests(void)
 {
     CU_pSuite s = CU_add_suite("rules fidelity (RULES.md 7-9)", suite_init, suite_clean);
@@ -969,4 +1020,6 @@ void register_rules_tests(void)
     CU_add_test(s, "Naval Struggle's roll, Night Attacks' battle, and the round trip",
                 test_naval_struggle_and_night_attacks);
     CU_add_test(s, "an event's effects apply at the battles of its scope only", test_scope);
+    CU_add_test(s, "a grand campaign's campaign without reserve roll has no tokens",
+                test_grand_without_reserves);
 }
