@@ -158,7 +158,7 @@ static void offered_list(const struct option_list *offered, char *buf, size_t si
  * never by the ids a request carries (the field says which item). */
 static enum cres refuse_choice(struct cerr *e, const struct ruleset *rs,
                                const struct choice_result *res, const struct option_list *offered,
-                               const struct choice_item *items, int tokens, int cost_so_far)
+                               const struct choice_item *items, int tokens)
 {
     char field[64];
     const struct choice_item *it = res->item >= 0 ? &items[res->item] : NULL;
@@ -166,10 +166,7 @@ static enum cres refuse_choice(struct cerr *e, const struct ruleset *rs,
              res->error == CHOICE_GRANT_REQUIRED || res->error == CHOICE_INVALID_GRANT ? "grant"
                                                                                        : "id");
     enum problem_code code = choice_problem(res->error);
-    const struct option *o = NULL;
-    for (int i = 0; it && i < offered->n; i++)
-        if (it->id && strcmp(offered->o[i].id, it->id) == 0)
-            o = &offered->o[i];
+    const struct option *o = res->offered >= 0 ? &offered->o[res->offered] : NULL;
     char name[RS_TEXT_MAX] = "", list[CHAT_TEXT_MAX / 2];
     if (o)
         option_label(offered, o, name, sizeof name);
@@ -182,15 +179,8 @@ static enum cres refuse_choice(struct cerr *e, const struct ruleset *rs,
     case CHOICE_DUPLICATE_OPTION:
         return refuse(e, code, field, "%s is chosen twice.", name);
     case CHOICE_DIE_REUSED: {
-        /* the option chosen before it that holds one of its dice */
-        char other[RS_TEXT_MAX] = "another chosen option";
-        for (int k = 0; o && k < res->nchosen; k++) {
-            const struct option *p = &offered->o[res->chosen[k].offered];
-            for (int i = 0; i < p->ndice; i++)
-                for (int j = 0; j < o->ndice; j++)
-                    if (p->dice[i] == o->dice[j])
-                        option_label(offered, p, other, sizeof other);
-        }
+        char other[RS_TEXT_MAX];
+        option_label(offered, &offered->o[res->holder], other, sizeof other);
         return refuse(e, code, field,
                       "%s uses a die that %s already uses: each die serves one option.", name,
                       other);
@@ -206,14 +196,9 @@ static enum cres refuse_choice(struct cerr *e, const struct ruleset *rs,
             return refuse(e, code, field, "%s gives %s, not %s.", name, list, asked_name);
         return refuse(e, code, field, "%s gives %s, nothing else.", name, list);
     }
-    case CHOICE_NOT_ENOUGH_TOKENS: {
-        int this_cost = o ? o->cost : 0;
-        for (int g = 0; o && it->grant && g < o->ngrants; g++)
-            if (strcmp(o->grants[g], it->grant) == 0)
-                this_cost = o->grant_cost[g];
+    case CHOICE_NOT_ENOUGH_TOKENS:
         return refuse(e, code, field, "These options cost %d Reserve Token%s; the side has %d.",
-                      cost_so_far + this_cost, cost_so_far + this_cost == 1 ? "" : "s", tokens);
-    }
+                      res->cost, res->cost == 1 ? "" : "s", tokens);
     default:
         return refuse(e, code, "options", "Too many options chosen.");
     }
@@ -287,10 +272,7 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
     }
     reserve_validate(offered, items, nitems, c->tokens[side], res);
     if (res->error != CHOICE_OK) {
-        int so_far = 0;
-        for (int k = 0; k < res->nchosen; k++)
-            so_far += res->chosen[k].cost;
-        rc = refuse_choice(e, rs, res, offered, items, c->tokens[side], so_far);
+        rc = refuse_choice(e, rs, res, offered, items, c->tokens[side]);
         goto out;
     }
     out->chosen = json_array();

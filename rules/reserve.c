@@ -112,12 +112,14 @@ void reserve_validate(const struct option_list *offered, const struct choice_ite
                       int nitems, int tokens, struct choice_result *out)
 {
     memset(out, 0, sizeof *out);
-    out->item = -1;
+    out->item = out->offered = out->holder = -1;
     if (nitems > RULES_MAX_OFFERED) {
         out->error = CHOICE_TOO_MANY;
         return;
     }
-    bool die_used[RULES_MAX_DICE] = {false};
+    int holder[RULES_MAX_DICE]; /* the option chosen that uses each die, or -1 */
+    for (int d = 0; d < RULES_MAX_DICE; d++)
+        holder[d] = -1;
     bool taken[RULES_MAX_OFFERED] = {false};
     int cost = 0;
     for (int k = 0; k < nitems; k++) {
@@ -126,6 +128,7 @@ void reserve_validate(const struct option_list *offered, const struct choice_ite
             if (items[k].id && strcmp(offered->o[i].id, items[k].id) == 0)
                 idx = i;
         out->item = k;
+        out->offered = idx;
         if (idx < 0) {
             out->error = CHOICE_UNKNOWN_OPTION;
             return;
@@ -136,8 +139,9 @@ void reserve_validate(const struct option_list *offered, const struct choice_ite
             return;
         }
         for (int d = 0; d < o->ndice; d++)
-            if (o->dice[d] >= 0 && o->dice[d] < RULES_MAX_DICE && die_used[o->dice[d]]) {
+            if (o->dice[d] >= 0 && o->dice[d] < RULES_MAX_DICE && holder[o->dice[d]] >= 0) {
                 out->error = CHOICE_DIE_REUSED;
+                out->holder = holder[o->dice[d]];
                 return;
             }
         int grant = -1;
@@ -158,18 +162,19 @@ void reserve_validate(const struct option_list *offered, const struct choice_ite
         cost += o->grant_cost[grant]; /* each alternative costs its own (RULES.md 9) */
         if (cost > tokens) {
             out->error = CHOICE_NOT_ENOUGH_TOKENS;
+            out->cost = cost;
             return;
         }
         taken[idx] = true;
         for (int d = 0; d < o->ndice; d++)
             if (o->dice[d] >= 0 && o->dice[d] < RULES_MAX_DICE)
-                die_used[o->dice[d]] = true;
+                holder[o->dice[d]] = idx;
         out->chosen[out->nchosen].offered = idx;
         out->chosen[out->nchosen].cost = o->grant_cost[grant];
         snprintf(out->chosen[out->nchosen].grant, RS_GRANT_MAX, "%s", o->grants[grant]);
         out->nchosen++;
     }
-    out->item = -1;
+    out->item = out->offered = -1;
     out->error = CHOICE_OK;
     out->cost = cost;
 }

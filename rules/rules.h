@@ -348,8 +348,12 @@ struct chosen_option {
 
 struct choice_result {
     enum choice_error error;
-    int item; /* the offending item (index into the choice), or -1 */
-    int cost; /* total tokens the choice spends (when CHOICE_OK) */
+    int item;    /* the offending item (index into the choice), or -1 */
+    int offered; /* the option it names (index into the offered list), or -1 */
+    int holder;  /* CHOICE_DIE_REUSED: the option chosen before it that uses that die */
+    /* Total tokens the choice spends (CHOICE_OK); with CHOICE_NOT_ENOUGH_TOKENS, what the
+     * items up to the offending one would spend. */
+    int cost;
     int nchosen;
     struct chosen_option chosen[RULES_MAX_OFFERED];
 };

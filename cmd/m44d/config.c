@@ -111,8 +111,7 @@ static const struct option_spec options[] = {
     {"state-entries", "M44_STATE_ENTRIES", OPT_INT, "1024", 0, 1000000, NULL, FIELD(state_entries),
      "campaigns kept in memory (those written or read last), so that a write need not load its "
      "campaign, nor a read load it again: about 2 KiB and 1 KiB a battle each (0: none, every "
-     "write and read "
-     "loads it)"},
+     "write and read loads it)"},
     {"check-state", "M44_CHECK_STATE", OPT_ENUM, "off", 0, 0, "off|on", FIELD(check_state),
      "on: every write that keeps its campaign in memory reads it back before it commits, and "
      "every read that takes it from memory loads it too, and fails if the two differ (for tests; "

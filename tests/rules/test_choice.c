@@ -135,6 +135,33 @@ static void test_cases(void)
             }
             CU_ASSERT_EQUAL(sum, res.cost);
             CU_ASSERT(res.cost <= c->tokens);
+        } else {
+            /* What a refusal names: the offending item's option (found here by its id), the
+             * earlier item holding a die it needs, the tokens the items up to it would cost. */
+            int want_offered = -1, spent = 0;
+            for (int k = 0; k <= c->want_item && k < c->nitems; k++)
+                for (int j = 0; j < offered.n; j++)
+                    if (strcmp(offered.o[j].id, c->items[k].id) == 0) {
+                        spent += offered.o[j].cost;
+                        if (k == c->want_item)
+                            want_offered = j;
+                    }
+            CU_ASSERT_EQUAL(res.offered, want_offered);
+            if (c->want == CHOICE_NOT_ENOUGH_TOKENS) {
+                CU_ASSERT_EQUAL(res.cost, spent);
+                CU_ASSERT(res.cost > c->tokens);
+            }
+            if (c->want == CHOICE_DIE_REUSED) {
+                CU_ASSERT_FATAL(res.holder >= 0 && res.holder < offered.n);
+                const struct option *h = &offered.o[res.holder], *o = &offered.o[want_offered];
+                bool earlier = false, shared = false;
+                for (int k = 0; k < c->want_item; k++)
+                    earlier |= strcmp(h->id, c->items[k].id) == 0;
+                for (int x = 0; x < h->ndice; x++)
+                    for (int y = 0; y < o->ndice; y++)
+                        shared |= h->dice[x] == o->dice[y];
+                CU_ASSERT(earlier && shared);
+            }
         }
     }
 }
