@@ -612,7 +612,9 @@ try {
   check((await text(fOrg, '#result-summary')).includes('Axis won battle 1') && (await text(fOrg, '#result-summary')).includes('Allies 1, Axis 4'), 'the confirmation names the winner and the medals');
   await shotBoth(fOrg, '11-result-confirm');
   await fOrg.click('#confirm-result');
-  await fOrg.waitForSelector('#undo');
+  // The undo offered before the result (the Axis' choice) is on the page until the result's
+  // answer redraws it: wait for the one that undoes the result.
+  await fOrg.waitForFunction(() => (document.querySelector('#confirm-undo') || {}).textContent?.includes('the result of battle 1'), null, { timeout: 10000 });
   await fOrg.click('#undo');
   check((await text(fOrg, '#confirm-undo')).includes('the result of battle 1 (Axis won'), 'undoing names the result');
   await fOrg.click('#confirm-undo');
