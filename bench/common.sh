@@ -18,7 +18,7 @@ pg_ticks() {
 }
 ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
   if [ -z "$1" ]; then echo "-"; return; fi
-  awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.3f", (b - a) * t / n; else print "-" }'
+  awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.4f", (b - a) * t / n; else print "-" }'
 }
 
 gen_campaigns() { # DB COUNT BATTLES PHASE

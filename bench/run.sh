@@ -285,15 +285,22 @@ psqlq -d bench -At -c "SELECT '/api/v1/campaigns/' || md5('c' || i)::uuid FROM g
 psqlq -d bench -At -c "SELECT '/api/v1/campaigns/' || id || E'\t\"' || version || '\"' FROM campaigns WHERE id IN (SELECT md5('c' || i)::uuid FROM generate_series(1, 1000) i)" >"$out/get304.txt"
 BPORT=$(free_port)
 $BIN/bare "$(conn bench)" "127.0.0.1:$BPORT" 2 &
-pids+=("$!")
+BARE_PID=$!
+pids+=("$BARE_PID")
 until curl -sf -o /dev/null "http://127.0.0.1:$BPORT/row/$(psqlq -d bench -At -c "SELECT md5('c1')::uuid")"; do sleep 0.05; done
 B16=$($LG -c 16 -d "$SECS" -g "$out/bare.txt" "127.0.0.1:$BPORT")
 $LG -c 16 -d 2 -g "$out/get.txt" "127.0.0.1:$PORT" >/dev/null # fill the standing cache
 G16=$($LG -c 16 -d "$SECS" -g "$out/get.txt" "127.0.0.1:$PORT")
+P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
 N16=$($LG -c 16 -d "$SECS" -g "$out/get304.txt" "127.0.0.1:$PORT")
+P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
+cpu_row "m44d: GET /api/v1/campaigns/{id}, 304 Not Modified" "$P0" "$P1" "$T0" "$T1" "$(field requests "$N16")"
 MEM=$(curl -s "http://127.0.0.1:$PORT/metrics" | sed -n 's/^m44d_memory_answers_total \([0-9]*\)$/\1/p')
 echo "/hello" >"$out/hello.txt"
+P0=$(pg_ticks); T0=$(proc_ticks "$BARE_PID")
 H16=$($LG -c 16 -d "$SECS" -g "$out/hello.txt" "127.0.0.1:$BPORT")
+P1=$(pg_ticks); T1=$(proc_ticks "$BARE_PID")
+cpu_row "bare libmicrohttpd: GET /hello (its process in the second column)" "$P0" "$P1" "$T0" "$T1" "$(field requests "$H16")"
 row "bare libmicrohttpd + libpq: GET primary key" 16 "$(field rps "$B16")" "$(field p50_ms "$B16")" "$(field p99_ms "$B16")" "baseline"
 row "m44d: GET /api/v1/campaigns/{id}" 16 "$(field rps "$G16")" "$(field p50_ms "$G16")" "$(field p99_ms "$G16")" "$(ratio "$(field rps "$G16")" "$(field rps "$B16")") × bare"
 row "m44d: GET /api/v1/campaigns/{id}, 304 Not Modified" 16 "$(field rps "$N16")" "$(field p50_ms "$N16")" "$(field p99_ms "$N16")" "$(ratio "$(field rps "$N16")" "$(field rps "$B16")") × bare"

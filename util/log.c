@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,23 +46,11 @@ static void timestamp(char *out, size_t n)
     snprintf(out, n, "%s.%03ldZ", cached, ts.tv_nsec / 1000000);
 }
 
-/* Writes a whole line with one write(2), so that concurrent lines never interleave and no
- * stdio lock is taken. */
-static void emit(const char *line)
+static void write_all(const char *p, size_t len)
 {
-    size_t len = strlen(line), done = 0;
-    if (len && line[len - 1] != '\n') { /* cut short by its buffer: still one line */
-        char *whole = malloc(len + 2);
-        if (whole) {
-            memcpy(whole, line, len);
-            memcpy(whole + len, "\n", 2);
-            emit(whole);
-            free(whole);
-            return;
-        }
-    }
+    size_t done = 0;
     while (done < len) {
-        ssize_t w = write(STDERR_FILENO, line + done, len - done);
+        ssize_t w = write(STDERR_FILENO, p + done, len - done);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -68,7 +59,142 @@ static void emit(const char *line)
     }
 }
 
-static void emit_json(json_t *obj)
+/*
+ * Lines wait in `pending` until the writer thread (log_start) writes them, many with one
+ * write(2): an HTTP thread then never waits for stderr, and a request's line costs a copy, not
+ * a system call. A warning or an error is written at once by its caller, after every line
+ * before it. Lines are written whole and in order; when the buffer is full, or without the
+ * writer (before log_start, after log_stop, in the tools), the caller writes.
+ */
+#define LOG_BUF   (256 * 1024)
+#define GATHER_MS 10 /* a line waits at most about this long */
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER; /* one batch at a time */
+static pthread_cond_t pending_cond; /* on the monotonic clock: a change of time never stalls it */
+static bool cond_made;
+static char bufs[2][LOG_BUF];
+static char *pending = bufs[0];
+static size_t pending_len;
+static bool writer_on, writer_idle, writer_stop;
+static pthread_t writer;
+static atomic_ulong batches;
+
+/* With pending_lock held: writes the pending lines, then `line` (and a newline when it has
+ * none), after the batch the writer may be writing. */
+static void flush_locked(const char *line, size_t len, bool whole)
+{
+    pthread_mutex_lock(&write_lock);
+    write_all(pending, pending_len);
+    pending_len = 0;
+    write_all(line, len);
+    if (!whole)
+        write_all("\n", 1);
+    pthread_mutex_unlock(&write_lock);
+}
+
+static void *write_pending(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "m44d-log");
+    pthread_mutex_lock(&pending_lock);
+    for (;;) {
+        while (!pending_len && !writer_stop) {
+            writer_idle = true;
+            pthread_cond_wait(&pending_cond, &pending_lock);
+            writer_idle = false;
+        }
+        if (!pending_len)
+            break;
+        if (!writer_stop) { /* the first line of a batch: the lines of the next moments join it */
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_nsec += GATHER_MS * 1000000L;
+            if (until.tv_nsec >= 1000000000L)
+                until.tv_sec++, until.tv_nsec -= 1000000000L;
+            while (!writer_stop && pending_len &&
+                   pthread_cond_timedwait(&pending_cond, &pending_lock, &until) == 0) {
+            }
+            if (!pending_len) /* written by a caller meanwhile (a warning, a full buffer) */
+                continue;
+        }
+        char *batch = pending;
+        size_t n = pending_len;
+        pending = batch == bufs[0] ? bufs[1] : bufs[0];
+        pending_len = 0;
+        /* Taken before pending_lock is let go: a line flushed later waits for this batch. */
+        pthread_mutex_lock(&write_lock);
+        pthread_mutex_unlock(&pending_lock);
+        write_all(batch, n);
+        atomic_fetch_add(&batches, 1);
+        pthread_mutex_unlock(&write_lock);
+        pthread_mutex_lock(&pending_lock);
+    }
+    pthread_mutex_unlock(&pending_lock);
+    return NULL;
+}
+
+bool log_start(void)
+{
+    pthread_mutex_lock(&pending_lock);
+    if (!cond_made) {
+        pthread_condattr_t a;
+        pthread_condattr_init(&a);
+        pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+        cond_made = pthread_cond_init(&pending_cond, &a) == 0;
+        pthread_condattr_destroy(&a);
+    }
+    if (!writer_on && cond_made) {
+        writer_stop = false;
+        writer_on = pthread_create(&writer, NULL, write_pending, NULL) == 0;
+    }
+    bool on = writer_on;
+    pthread_mutex_unlock(&pending_lock);
+    return on;
+}
+
+void log_stop(void)
+{
+    pthread_mutex_lock(&pending_lock);
+    bool was_on = writer_on;
+    writer_stop = true;
+    if (was_on)
+        pthread_cond_signal(&pending_cond);
+    pthread_mutex_unlock(&pending_lock);
+    if (!was_on)
+        return;
+    pthread_join(writer, NULL);
+    /* Lines logged after the writer left are written here; later ones by their callers. */
+    pthread_mutex_lock(&pending_lock);
+    writer_on = false;
+    flush_locked("", 0, true);
+    pthread_mutex_unlock(&pending_lock);
+}
+
+unsigned long log_batches(void)
+{
+    return atomic_load(&batches);
+}
+
+/* One line (a line cut short by its buffer still ends with a newline), written in order. */
+static void emit(enum log_level level, const char *line)
+{
+    size_t len = strlen(line);
+    bool whole = len && line[len - 1] == '\n';
+    pthread_mutex_lock(&pending_lock);
+    if (!writer_on || level >= LOG_WARN || pending_len + len + 1 > LOG_BUF) {
+        flush_locked(line, len, whole);
+    } else {
+        memcpy(pending + pending_len, line, len);
+        pending_len += len;
+        if (!whole)
+            pending[pending_len++] = '\n';
+        if (writer_idle && pending_len == len + !whole) /* the first line since the last batch */
+            pthread_cond_signal(&pending_cond);
+    }
+    pthread_mutex_unlock(&pending_lock);
+}
+
+static void emit_json(enum log_level level, json_t *obj)
 {
     char *s = json_dumps(obj, JSON_COMPACT);
     json_decref(obj);
@@ -80,7 +206,7 @@ static void emit_json(json_t *obj)
         memcpy(line, s, n);
         line[n] = '\n';
         line[n + 1] = '\0';
-        emit(line);
+        emit(level, line);
         free(line);
     }
     free(s);
@@ -98,13 +224,13 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
     char ts[40];
     timestamp(ts, sizeof ts);
     if (log_format == LOG_JSON) {
-        emit_json(json_pack("{s:s, s:s, s:s, s:s}", "ts", ts, "level", level_names[level],
-                            "component", component, "msg", msg));
+        emit_json(level, json_pack("{s:s, s:s, s:s, s:s}", "ts", ts, "level", level_names[level],
+                                   "component", component, "msg", msg));
         return;
     }
     char line[1200];
     snprintf(line, sizeof line, "%s %-5s %s: %s\n", ts, level_names[level], component, msg);
-    emit(line);
+    emit(level, line);
 }
 
 /* `in`, cut to fit `out`, with control characters as '?'. */
@@ -129,7 +255,8 @@ void log_request(const char *client, const char *method, const char *path, const
     char ts[40];
     timestamp(ts, sizeof ts);
     if (log_format == LOG_JSON) {
-        emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f}", "ts", ts, "level",
+        emit_json(LOG_INFO,
+                  json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f}", "ts", ts, "level",
                             "info", "component", "http", "client", client, "method", verb, "path",
                             safe, "route", route, "status", status, "duration_ms", duration_ms));
         return;
@@ -137,5 +264,5 @@ void log_request(const char *client, const char *method, const char *path, const
     char line[1200];
     snprintf(line, sizeof line, "%s info  http: %s %s %s %d %.3fms\n", ts, *client ? client : "-",
              verb, safe, status, duration_ms);
-    emit(line);
+    emit(LOG_INFO, line);
 }

@@ -2,6 +2,8 @@
 #ifndef M44_UTIL_LOG_H
 #define M44_UTIL_LOG_H
 
+#include <stdbool.h>
+
 enum log_format { LOG_TEXT, LOG_JSON };
 enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
 
@@ -18,5 +20,17 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
 /* The one line written for every HTTP request. */
 void log_request(const char *client, const char *method, const char *path, const char *route,
                  int status, double duration_ms);
+
+/* Starts the thread that writes the lines below a warning, many with one write(2), so that the
+ * thread that logs never waits for stderr. Warnings and errors are still written at once, after
+ * every line before them. Without it (or after log_stop) every line is written by its caller.
+ * false: the thread could not start (lines are then written by their callers). */
+bool log_start(void);
+
+/* Writes every line still waiting and stops the thread. */
+void log_stop(void);
+
+/* Batches the thread has written (a test's evidence that lines were gathered). */
+unsigned long log_batches(void);
 
 #endif

@@ -136,6 +136,7 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
+    log_start(); /* after the signals are blocked: its thread must not take them */
 
     curl_global_init(CURL_GLOBAL_DEFAULT); /* before any thread: the chat posts with libcurl */
     db_init(cfg.database);
@@ -208,5 +209,6 @@ out:
     curl_global_cleanup();
     if (status == 0)
         log_msg(LOG_INFO, "main", "stopped");
+    log_stop();
     return status;
 }

@@ -728,6 +728,8 @@ static void test_trusted_proxy(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 198.51.100.9 GET /api/v1/rulesets 200 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "http: 127.0.0.20 GET /api/v1/rulesets 200 "));
     CU_ASSERT_PTR_NULL(strstr(log, "203.0.113.99"));
+    /* Stopped by SIGTERM: the last lines, still waiting for the log's writer, were written. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "info  main: stopped\n"));
     free(log);
 }
 

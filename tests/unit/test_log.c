@@ -1,0 +1,212 @@
+/* util/log.h with its writer thread: every line arrives whole and in order, a warning is written
+ * before log_msg returns, the writer writes a line on its own, and log_stop leaves nothing
+ * behind. Each test sends stderr to a file of its own and reads it back. */
+#include "tests/common/testkit.h"
+#include "util/log.h"
+
+#include <CUnit/CUnit.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define THREADS 4
+#define LINES   3000 /* per thread */
+
+static char path[256];
+static int saved_stderr = -1;
+
+static pthread_t reader;
+static int reader_in = -1;
+
+/* Copies the pipe to the file, a little at a time: stderr's reader is slow, as a busy journal
+ * can be, so that a write of the log's writer takes a while. */
+static void *read_slowly(void *arg)
+{
+    int out = open(path, O_WRONLY | O_APPEND);
+    (void)arg;
+    char buf[2048];
+    ssize_t n;
+    while ((n = read(reader_in, buf, sizeof buf)) > 0) {
+        if (write(out, buf, (size_t)n) != n)
+            break;
+        usleep(100);
+    }
+    close(out);
+    close(reader_in);
+    return NULL;
+}
+
+/* stderr goes to a new, empty file; `slow`: through a pipe read slowly. */
+static void capture(const char *name, bool slow)
+{
+    char file[64];
+    snprintf(file, sizeof file, "unit-log-%s.txt", name);
+    tk_out_path(file, path, sizeof path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    CU_ASSERT_FATAL(fd >= 0);
+    if (slow) {
+        int p[2];
+        CU_ASSERT_FATAL(pipe(p) == 0);
+        close(fd);
+        fd = p[1];
+        reader_in = p[0];
+        pthread_create(&reader, NULL, read_slowly, NULL);
+    }
+    fflush(stderr);
+    saved_stderr = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    log_set_level(LOG_INFO); /* the test runner keeps only errors */
+}
+
+static void release(void)
+{
+    log_set_level(getenv("M44_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERROR); /* as tk_run sets it */
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO); /* the pipe's last writer: its reader then ends */
+    close(saved_stderr);
+    if (reader_in >= 0) {
+        pthread_join(reader, NULL);
+        reader_in = -1;
+    }
+}
+
+static char *written(void)
+{
+    char *s = tk_slurp(path);
+    return s ? s : strdup("");
+}
+
+/* Waits up to 5 s for `needle` to be in the file. */
+static bool shows(const char *needle)
+{
+    for (int i = 0; i < 500; i++) {
+        char *s = written();
+        bool found = strstr(s, needle) != NULL;
+        free(s);
+        if (found)
+            return true;
+        tk_sleep_ms(10);
+    }
+    return false;
+}
+
+static void *log_lines(void *arg)
+{
+    int t = (int)(long)arg;
+    for (int i = 0; i < LINES; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "/t%d/%d", t, i);
+        log_request("127.0.0.1", "GET", p, "/t", 200, 0.5);
+    }
+    return NULL;
+}
+
+static void test_lines_whole_and_in_order(void)
+{
+    capture("order", true);
+    unsigned long before = log_batches();
+    CU_ASSERT_TRUE_FATAL(log_start());
+    pthread_t th[THREADS];
+    for (long t = 0; t < THREADS; t++)
+        pthread_create(&th[t], NULL, log_lines, (void *)t);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(th[t], NULL);
+    log_stop();
+    release();
+    char *s = written();
+    int next[THREADS] = {0}, lines = 0, bad = 0;
+    for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+        int t, i;
+        char tail[16];
+        lines++;
+        const char *at = strstr(line, " info  http: 127.0.0.1 GET /t");
+        if (!at || sscanf(at, " info  http: 127.0.0.1 GET /t%d/%d %15s", &t, &i, tail) != 3 ||
+            t < 0 || t >= THREADS || strcmp(tail, "200") != 0 || i != next[t]) {
+            bad++;
+            continue;
+        }
+        next[t]++;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(lines, THREADS * LINES);
+    for (int t = 0; t < THREADS; t++)
+        CU_ASSERT_EQUAL(next[t], LINES);
+    /* Written by the thread, many lines at a time. */
+    unsigned long batches = log_batches() - before;
+    CU_ASSERT(batches >= 1);
+    CU_ASSERT(batches < THREADS * LINES / 2);
+    free(s);
+}
+
+static void test_warning_written_at_once(void)
+{
+    capture("warning", false);
+    CU_ASSERT_TRUE_FATAL(log_start());
+    log_msg(LOG_INFO, "test", "an info line before the warning");
+    log_msg(LOG_WARN, "test", "the warning");
+    char *s = written(); /* before anything else could have written it */
+    const char *info = strstr(s, "info  test: an info line before the warning\n");
+    const char *warn = strstr(s, "warn  test: the warning\n");
+    CU_ASSERT_PTR_NOT_NULL(info);
+    CU_ASSERT_PTR_NOT_NULL(warn);
+    CU_ASSERT(info && warn && info < warn);
+    free(s);
+    log_stop();
+    release();
+}
+
+static void test_writer_writes_on_its_own(void)
+{
+    capture("alone", false);
+    CU_ASSERT_TRUE_FATAL(log_start());
+    log_msg(LOG_INFO, "test", "a first line");
+    CU_ASSERT_TRUE(shows("info  test: a first line\n"));
+    tk_sleep_ms(50);
+    /* The writer, done with the first line, now waits: the next line must wake it. */
+    log_msg(LOG_INFO, "test", "a line nobody flushes");
+    CU_ASSERT_TRUE(shows("info  test: a line nobody flushes\n"));
+    log_stop();
+    /* Without the writer, the caller writes. */
+    log_msg(LOG_INFO, "test", "a line after the stop");
+    char *s = written();
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "info  test: a line after the stop\n"));
+    free(s);
+    release();
+}
+
+static void test_long_line_cut_whole(void)
+{
+    capture("long", false);
+    CU_ASSERT_TRUE_FATAL(log_start());
+    char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    log_msg(LOG_INFO, "test", "%s", big);
+    log_msg(LOG_INFO, "test", "the next line");
+    log_stop();
+    release();
+    char *s = written();
+    char *nl = strchr(s, '\n');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+    CU_ASSERT(strstr(s, "info  test: xxx") && strstr(s, "info  test: xxx") < nl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(nl + 1, " info  test: the next line\n"));
+    CU_ASSERT_PTR_NULL(strstr(nl, "xx")); /* the cut line ended at its newline */
+    free(s);
+}
+
+void register_log_tests(void)
+{
+    CU_pSuite s = CU_add_suite("log lines written by their own thread", NULL, NULL);
+    CU_add_test(s, "lines from four threads arrive whole, each thread's in order, gathered",
+                test_lines_whole_and_in_order);
+    CU_add_test(s, "a warning is written before log_msg returns, after the lines before it",
+                test_warning_written_at_once);
+    CU_add_test(s, "the writer writes a line without being asked; after log_stop the caller does",
+                test_writer_writes_on_its_own);
+    CU_add_test(s, "a line cut to its buffer still ends, and the next line starts whole",
+                test_long_line_cut_whole);
+}
