@@ -29,6 +29,7 @@ struct req {
     struct client_key client_key; /* what per-client limits count by */
     int fd;                       /* the connection's socket (to see a parked client hang up) */
     const struct route *route;
+    const struct route *matched; /* found with params by the head's checks: not looked up again */
     const char *params[REQ_MAX_PARAMS]; /* path parameters, in pattern order */
     int nparams;
     char param_buf[256];

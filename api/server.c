@@ -224,6 +224,7 @@ static void check_head(struct req *r)
     if (router_match(r->method, r->path, &route, r->params, &r->nparams, REQ_MAX_PARAMS,
                      r->param_buf, sizeof r->param_buf, allow, sizeof allow) != ROUTE_FOUND)
         return;
+    r->matched = route;
     if (strcmp(r->method, "POST") == 0) {
         const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
         /* A body that is not JSON (a form, text/plain) is what a page on another site can
@@ -267,10 +268,11 @@ static bool answered_from_memory(struct req *r)
 static void dispatch(struct req *r)
 {
     char allow[64];
-    const struct route *route = NULL;
+    const struct route *route = r->matched;
     enum route_match m =
-        router_match(r->method, r->path, &route, r->params, &r->nparams, REQ_MAX_PARAMS,
-                     r->param_buf, sizeof r->param_buf, allow, sizeof allow);
+        route ? ROUTE_FOUND
+              : router_match(r->method, r->path, &route, r->params, &r->nparams, REQ_MAX_PARAMS,
+                             r->param_buf, sizeof r->param_buf, allow, sizeof allow);
     if (m == ROUTE_NOT_FOUND) {
         reply_problem(r, PROBLEM_NOT_FOUND, "There is nothing at this path.");
         return;
