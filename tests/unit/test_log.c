@@ -198,6 +198,36 @@ static void test_long_line_cut_whole(void)
     free(s);
 }
 
+/* The request line, as the format in util/log.h's users and the README show it. */
+static void test_request_line(void)
+{
+    capture("request", false);
+    log_request("192.0.2.1", "POST",
+                "/a\x01"
+                "b",
+                "/a", 201, 12.25);
+    log_request("", "GET", "/", "/", 404, 0.0004);
+    log_request("198.51.100.2", "GET", "/x", "/x", 200, 1500);
+    release();
+    char *s = written();
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " info  http: 192.0.2.1 POST /a?b 201 12.250ms\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " info  http: - GET / 404 0.000ms\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " info  http: 198.51.100.2 GET /x 200 1500.000ms\n"));
+    /* Each starts with the time to the millisecond, in UTC: 2026-11-24T08:24:48.731Z */
+    int lines = 0;
+    for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+        int y, mo, d, h, mi, sec, ms;
+        char z = 0;
+        lines++;
+        CU_ASSERT_EQUAL(
+            sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d.%3d%c", &y, &mo, &d, &h, &mi, &sec, &ms, &z), 8);
+        CU_ASSERT_EQUAL(z, 'Z');
+        CU_ASSERT_EQUAL(line[23], 'Z');
+    }
+    CU_ASSERT_EQUAL(lines, 3);
+    free(s);
+}
+
 void register_log_tests(void)
 {
     CU_pSuite s = CU_add_suite("log lines written by their own thread", NULL, NULL);
@@ -209,4 +239,6 @@ void register_log_tests(void)
                 test_writer_writes_on_its_own);
     CU_add_test(s, "a line cut to its buffer still ends, and the next line starts whole",
                 test_long_line_cut_whole);
+    CU_add_test(s, "a request's line: time, client, method, path, status, milliseconds",
+                test_request_line);
 }
