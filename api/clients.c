@@ -123,14 +123,32 @@ bool clients_peer_trusted(const struct sockaddr *sa)
     return ntrusted > 0 && from_sockaddr(sa, &a) && is_trusted(&a);
 }
 
+/* An IPv4 address is written by hand: it is every request's (inet_ntop formats it with
+ * sprintf). */
 static void addr_text(const struct addr16 *a, char *out, size_t outlen)
 {
     char buf[INET6_ADDRSTRLEN];
-    if (is_mapped_v4(a))
-        inet_ntop(AF_INET, a->b + 12, buf, sizeof buf);
-    else
-        inet_ntop(AF_INET6, a->b, buf, sizeof buf);
-    snprintf(out, outlen, "%s", buf);
+    if (is_mapped_v4(a)) {
+        char *p = buf;
+        for (int i = 12; i < 16; i++) {
+            unsigned v = a->b[i];
+            if (v >= 100)
+                *p++ = (char)('0' + v / 100);
+            if (v >= 10)
+                *p++ = (char)('0' + v / 10 % 10);
+            *p++ = (char)('0' + v % 10);
+            *p++ = i < 15 ? '.' : '\0';
+        }
+    } else if (!inet_ntop(AF_INET6, a->b, buf, sizeof buf)) {
+        buf[0] = '\0';
+    }
+    size_t n = strlen(buf);
+    if (outlen == 0)
+        return;
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, buf, n);
+    out[n] = '\0';
 }
 
 /* One X-Forwarded-For entry: an address, "[v6]" or "[v6]:port", or "v4:port". */

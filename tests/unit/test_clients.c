@@ -62,6 +62,14 @@ static void test_forwarded(void)
     CU_ASSERT_STRING_EQUAL(resolve("127.0.0.1", "203.0.113.1:4711"), "203.0.113.1");
     CU_ASSERT_STRING_EQUAL(resolve("127.0.0.1", "[2001:db8::7]:4711"), "2001:db8::7");
     CU_ASSERT_STRING_EQUAL(resolve("127.0.0.1", " 2001:db8::7 "), "2001:db8::7");
+    /* Every value of an octet, in each place, written as inet_ntop writes it. */
+    for (unsigned v = 0; v < 256; v++) {
+        unsigned char b[4] = {(unsigned char)v, (unsigned char)(255 - v),
+                              (unsigned char)(v * 7 % 256), (unsigned char)(v / 3)};
+        char text[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, b, text, sizeof text);
+        CU_ASSERT_STRING_EQUAL(resolve(text, NULL), text);
+    }
     CU_ASSERT(clients_set_trusted("", err, sizeof err));
 }
 
