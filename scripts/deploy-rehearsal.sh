@@ -226,6 +226,29 @@ check_site() {
   expect "a client at 127.0.0.2 forging X-Forwarded-For is logged as 127.0.0.2 ($line)" test -n "$line"
   journal_line "http: 203\.0\.113\.7 POST /api/v1/campaigns 201"
   expect "from 127.0.0.1, X-Forwarded-For: 203.0.113.7 is believed ($line)" test -n "$line"
+  # Each line reaches the journal with its priority: the "<6>" m44d starts it with is taken off.
+  local pri
+  pri=$(in_vps journalctl -u m44d --no-pager -o json | grep -F 'http: 203.0.113.7 POST /api/v1/campaigns 201' | tail -n 1 || true)
+  expect "a request's line is in the journal at priority info, its prefix taken off" \
+    has "$pri" '"PRIORITY":"6".*"MESSAGE":"[0-9]{4}-|"MESSAGE":"[0-9]{4}-.*"PRIORITY":"6"'
+  expect "and journalctl -p warning leaves it out" \
+    test -z "$(in_vps journalctl -u m44d --no-pager -o cat -p warning | grep -F 'http: 203.0.113.7' || true)"
+  # A warning: PostgreSQL restarted under m44d's listener. journalctl -p warning shows it.
+  in_vps systemctl restart postgresql
+  line=""
+  for _ in $(seq 20); do
+    line=$(in_vps journalctl -u m44d --no-pager -o cat -p warning | grep -F 'listener: not listening' | tail -n 1 || true)
+    [ -n "$line" ] && break
+    sleep 0.5
+  done
+  expect "PostgreSQL restarted: m44d's warning is in journalctl -p warning ($line)" test -n "$line"
+  local back=""
+  for _ in $(seq 40); do
+    back=$(status_of "https://$domain/readyz")
+    [ "$back" = 200 ] && break
+    sleep 0.5
+  done
+  expect "and m44d is ready again" test "$back" = 200
   check_sandbox
   say "systemd-analyze security m44d (online): $(in_vps systemd-analyze security m44d 2>/dev/null | tail -n 1)"
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,13 +124,30 @@ static bool writer_on, writer_idle, writer_stop;
 static pthread_t writer;
 static atomic_ulong batches;
 
-/* With pending_lock held: writes the pending lines, then `line` (and a newline when it has
- * none), after the batch the writer may be writing. */
-static void flush_locked(const char *line, size_t len, bool whole)
+/* Whether stderr is the journal's stream (systemd names it in JOURNAL_STREAM): each line then
+ * starts with its priority, "<4>" for a warning, which the journal takes off and keeps as the
+ * line's priority (journalctl -p warning). */
+static bool journal;
+static const char *const priorities[] = {"<7>", "<6>", "<4>", "<3>"};
+
+void log_detect_journal(void)
+{
+    const char *stream = getenv("JOURNAL_STREAM");
+    unsigned long long dev, ino;
+    struct stat st;
+    journal = stream && sscanf(stream, "%llu:%llu", &dev, &ino) == 2 &&
+              fstat(STDERR_FILENO, &st) == 0 && (unsigned long long)st.st_dev == dev &&
+              (unsigned long long)st.st_ino == ino;
+}
+
+/* With pending_lock held: writes the pending lines, then `pre` and `line` (and a newline when
+ * it has none), after the batch the writer may be writing. */
+static void flush_locked(const char *pre, const char *line, size_t len, bool whole)
 {
     pthread_mutex_lock(&write_lock);
     write_all(pending, pending_len);
     pending_len = 0;
+    write_all(pre, strlen(pre));
     write_all(line, len);
     if (!whole)
         write_all("\n", 1);
@@ -210,7 +228,7 @@ void log_stop(void)
     /* Lines logged after the writer left are written here; later ones by their callers. */
     pthread_mutex_lock(&pending_lock);
     writer_on = false;
-    flush_locked("", 0, true);
+    flush_locked("", "", 0, true);
     pthread_mutex_unlock(&pending_lock);
 }
 
@@ -224,15 +242,20 @@ static void emit(enum log_level level, const char *line)
 {
     size_t len = strlen(line);
     bool whole = len && line[len - 1] == '\n';
+    const char *pre = journal ? priorities[level] : "";
+    size_t pre_len = strlen(pre);
     pthread_mutex_lock(&pending_lock);
-    if (!writer_on || level >= LOG_WARN || pending_len + len + 1 > LOG_BUF) {
-        flush_locked(line, len, whole);
+    if (!writer_on || level >= LOG_WARN || pending_len + pre_len + len + 1 > LOG_BUF) {
+        flush_locked(pre, line, len, whole);
     } else {
+        size_t was = pending_len;
+        memcpy(pending + pending_len, pre, pre_len);
+        pending_len += pre_len;
         memcpy(pending + pending_len, line, len);
         pending_len += len;
         if (!whole)
             pending[pending_len++] = '\n';
-        if (writer_idle && pending_len == len + !whole) /* the first line since the last batch */
+        if (writer_idle && was == 0) /* the first line since the last batch */
             pthread_cond_signal(&pending_cond);
     }
     pthread_mutex_unlock(&pending_lock);

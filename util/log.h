@@ -21,6 +21,11 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
 void log_request(const char *client, const char *method, const char *path, const char *route,
                  int status, double duration_ms);
 
+/* Looks whether stderr is the journal's stream (JOURNAL_STREAM, set by systemd): if so, every
+ * later line starts with its syslog priority ("<6>" info, "<4>" warning, "<3>" error), which
+ * the journal keeps as the line's priority. Call after stderr is what it will stay. */
+void log_detect_journal(void);
+
 /* Starts the thread that writes the lines below a warning, many with one write(2), so that the
  * thread that logs never waits for stderr. Warnings and errors are still written at once, after
  * every line before them. Without it (or after log_stop) every line is written by its caller.

@@ -109,6 +109,7 @@ int main(int argc, char **argv)
         return 2;
     }
     log_set_format(strcmp(cfg.log_format, "json") == 0 ? LOG_JSON : LOG_TEXT);
+    log_detect_journal();
     if (sodium_init() < 0) {
         fprintf(stderr, "m44d: libsodium failed to initialise\n");
         return 1;
@@ -138,7 +139,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     log_start(); /* after the signals are blocked: its thread must not take them */
 
-    curl_global_init(CURL_GLOBAL_DEFAULT); /* before any thread: the chat posts with libcurl */
+    /* Before any thread that uses libcurl (the chat posts with it); the log's thread does not. */
+    curl_global_init(CURL_GLOBAL_DEFAULT);
     db_init(cfg.database);
     db_init_standby(cfg.read_database);
     int status = 1;

@@ -10,10 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define THREADS 4
-#define LINES   3000 /* per thread */
+#define LINES   4000 /* per thread */
 
 static char path[256];
 static int saved_stderr = -1;
@@ -94,18 +95,29 @@ static bool shows(const char *needle)
     return false;
 }
 
+/* Request lines, and every 50th line a warning (written by this thread at once, after every
+ * line waiting, the batch the writer is writing included). */
 static void *log_lines(void *arg)
 {
     int t = (int)(long)arg;
     for (int i = 0; i < LINES; i++) {
         char p[64];
         snprintf(p, sizeof p, "/t%d/%d", t, i);
-        log_request("127.0.0.1", "GET", p, "/t", 200, 0.5);
+        if (i % 50 == 49)
+            log_msg(LOG_WARN, "http", "127.0.0.1 GET %s 200", p);
+        else
+            log_request("127.0.0.1", "GET", p, "/t", 200, 0.5);
     }
     return NULL;
 }
 
-static void test_lines_whole_and_in_order(void)
+static bool i_is_warning(const char *line)
+{
+    return strstr(line, " warn  http: ") != NULL;
+}
+
+/* One round; the test runs three, as a warning overtaking a batch is a race. */
+static void lines_whole_and_in_order(void)
 {
     capture("order", true);
     unsigned long before = log_batches();
@@ -123,9 +135,11 @@ static void test_lines_whole_and_in_order(void)
         int t, i;
         char tail[16];
         lines++;
-        const char *at = strstr(line, " info  http: 127.0.0.1 GET /t");
-        if (!at || sscanf(at, " info  http: 127.0.0.1 GET /t%d/%d %15s", &t, &i, tail) != 3 ||
-            t < 0 || t >= THREADS || strcmp(tail, "200") != 0 || i != next[t]) {
+        const char *at = strstr(line, " http: 127.0.0.1 GET /t");
+        bool warning = i_is_warning(line);
+        if (!at || sscanf(at, " http: 127.0.0.1 GET /t%d/%d %15s", &t, &i, tail) != 3 ||
+            (i % 50 == 49) != warning || t < 0 || t >= THREADS || strcmp(tail, "200") != 0 ||
+            i != next[t]) {
             bad++;
             continue;
         }
@@ -140,6 +154,12 @@ static void test_lines_whole_and_in_order(void)
     CU_ASSERT(batches >= 1);
     CU_ASSERT(batches < THREADS * LINES / 2);
     free(s);
+}
+
+static void test_lines_whole_and_in_order(void)
+{
+    for (int round = 0; round < 3; round++)
+        lines_whole_and_in_order();
 }
 
 static void test_warning_written_at_once(void)
@@ -185,16 +205,23 @@ static void test_long_line_cut_whole(void)
     char big[3000];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
-    log_msg(LOG_INFO, "test", "%s", big);
+    char component[300]; /* with the message (cut to 1023 bytes), past the line's 1200 */
+    memset(component, 'c', sizeof component - 1);
+    component[sizeof component - 1] = '\0';
+    log_msg(LOG_INFO, component, "%s", big);
     log_msg(LOG_INFO, "test", "the next line");
     log_stop();
     release();
     char *s = written();
     char *nl = strchr(s, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
-    CU_ASSERT(strstr(s, "info  test: xxx") && strstr(s, "info  test: xxx") < nl);
+    /* The first line (time, level, 299 c's, 1023 x's) is cut to its 1200-byte buffer, the
+     * NUL's place included, and ended by a newline of its own. */
+    const char *x = strstr(s, "ccc: xxx");
+    CU_ASSERT(x && x < nl);
+    CU_ASSERT_EQUAL(nl - s, 1199);
     CU_ASSERT_PTR_NOT_NULL(strstr(nl + 1, " info  test: the next line\n"));
-    CU_ASSERT_PTR_NULL(strstr(nl, "xx")); /* the cut line ended at its newline */
+    CU_ASSERT_PTR_NULL(strstr(nl, "xx"));
     free(s);
 }
 
@@ -228,6 +255,41 @@ static void test_request_line(void)
     free(s);
 }
 
+/* Under systemd, stderr is the journal's stream, named by JOURNAL_STREAM ("device:inode"). */
+static void test_journal_priorities(void)
+{
+    capture("journal", false);
+    struct stat st;
+    CU_ASSERT_FATAL(fstat(STDERR_FILENO, &st) == 0);
+    char stream[64];
+    snprintf(stream, sizeof stream, "%llu:%llu", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    setenv("JOURNAL_STREAM", stream, 1);
+    log_detect_journal();
+    CU_ASSERT_TRUE(log_start());
+    log_request("192.0.2.1", "GET", "/j", "/j", 200, 1);
+    log_msg(LOG_INFO, "test", "news");
+    log_msg(LOG_WARN, "test", "a warning");
+    log_msg(LOG_ERROR, "test", "an error");
+    log_stop();
+    /* Another stream named: not the journal's, no priorities. */
+    setenv("JOURNAL_STREAM", "1:2", 1);
+    log_detect_journal();
+    log_msg(LOG_WARN, "test", "a warning elsewhere");
+    unsetenv("JOURNAL_STREAM");
+    log_detect_journal();
+    release();
+    char *s = written();
+    CU_ASSERT_EQUAL(strncmp(s, "<6>", 3), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\n<6>2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " info  test: news\n<4>2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " warn  test: a warning\n<3>2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " error test: an error\n2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " warn  test: a warning elsewhere\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "<6>2") && strstr(s, " GET /j 200 1.000ms\n"));
+    free(s);
+}
+
 void register_log_tests(void)
 {
     CU_pSuite s = CU_add_suite("log lines written by their own thread", NULL, NULL);
@@ -241,4 +303,6 @@ void register_log_tests(void)
                 test_long_line_cut_whole);
     CU_add_test(s, "a request's line: time, client, method, path, status, milliseconds",
                 test_request_line);
+    CU_add_test(s, "to the journal, each line starts with its priority; elsewhere not",
+                test_journal_priorities);
 }
