@@ -106,8 +106,8 @@ static void write_all(const char *p, size_t len)
 
 /*
  * Lines wait in `pending` until the writer thread (log_start) writes them, many with one
- * write(2): an HTTP thread then never waits for stderr, and a request's line costs a copy, not
- * a system call. A warning or an error is written at once by its caller, after every line
+ * write(2): a request's line costs a copy, not a system call, and while stderr keeps up no HTTP
+ * thread waits for it. A warning or an error is written at once by its caller, after every line
  * before it. Lines are written whole and in order; when the buffer is full, or without the
  * writer (before log_start, after log_stop, in the tools), the caller writes.
  */
