@@ -122,7 +122,7 @@ static char *pending = bufs[0];
 static size_t pending_len;
 static bool writer_on, writer_idle, writer_stop;
 static pthread_t writer;
-static atomic_ulong batches;
+static atomic_ulong writes; /* times lines went to stderr, by the writer or a caller */
 
 /* Whether stderr is the journal's stream (systemd names it in JOURNAL_STREAM): each line then
  * starts with its priority, "<4>" for a warning, which the journal takes off and keeps as the
@@ -145,6 +145,8 @@ void log_detect_journal(void)
 static void flush_locked(const char *pre, const char *line, size_t len, bool whole)
 {
     pthread_mutex_lock(&write_lock);
+    if (pending_len || len)
+        atomic_fetch_add(&writes, 1);
     write_all(pending, pending_len);
     pending_len = 0;
     write_all(pre, strlen(pre));
@@ -187,7 +189,7 @@ static void *write_pending(void *arg)
         pthread_mutex_lock(&write_lock);
         pthread_mutex_unlock(&pending_lock);
         write_all(batch, n);
-        atomic_fetch_add(&batches, 1);
+        atomic_fetch_add(&writes, 1);
         pthread_mutex_unlock(&write_lock);
         pthread_mutex_lock(&pending_lock);
     }
@@ -232,9 +234,9 @@ void log_stop(void)
     pthread_mutex_unlock(&pending_lock);
 }
 
-unsigned long log_batches(void)
+unsigned long log_writes(void)
 {
-    return atomic_load(&batches);
+    return atomic_load(&writes);
 }
 
 /* One line (a line cut short by its buffer still ends with a newline), written in order. */

@@ -35,7 +35,8 @@ bool log_start(void);
 /* Writes every line still waiting and stops the thread. */
 void log_stop(void);
 
-/* Batches the thread has written (a test's evidence that lines were gathered). */
-unsigned long log_batches(void);
+/* How many times lines went to stderr, by the thread or by a caller (a test's evidence that
+ * lines were gathered: many lines to a write). */
+unsigned long log_writes(void);
 
 #endif
