@@ -44,6 +44,16 @@ void jobs_push(struct req *r)
     MHD_resume_connection(r->conn);
 }
 
+size_t jobs_waiting_play(void)
+{
+    return req_queue_waiting(&play.queue);
+}
+
+size_t jobs_waiting_heavy(void)
+{
+    return req_queue_waiting(&heavy.queue);
+}
+
 static void *worker(void *arg)
 {
     struct pool *p = arg;

@@ -8,6 +8,7 @@
 #define M44_API_JOBS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct req;
 
@@ -18,6 +19,11 @@ bool jobs_start(unsigned n, unsigned heavy_n, unsigned heavy_waiting);
 /* Queues a suspended request for a worker; once the workers are stopping, answers it 503, and
  * an export or import beyond the heavy queue's bound 503 with Retry-After. */
 void jobs_push(struct req *r);
+
+/* Requests waiting for a worker now: play's (every other database route) and the exports' and
+ * imports' (for /metrics). */
+size_t jobs_waiting_play(void);
+size_t jobs_waiting_heavy(void);
 
 /* Lets queued requests finish, then stops the workers and closes their connections. */
 void jobs_stop(void);

@@ -4,6 +4,7 @@
 #include "api/acceptor.h"
 #include "api/chat_delivery.h"
 #include "api/conns.h"
+#include "api/jobs.h"
 #include "api/ratelimit.h"
 #include "api/router.h"
 #include "api/sweeper.h"
@@ -144,6 +145,13 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_http_requests_in_flight gauge\n"
          "m44d_http_requests_in_flight %ld\n",
          metrics_inflight());
+    outf(&o,
+         "# HELP m44d_requests_queued Requests waiting for a database worker: play (--threads) "
+         "or exports and imports (--heavy-workers).\n"
+         "# TYPE m44d_requests_queued gauge\n"
+         "m44d_requests_queued{workers=\"play\"} %zu\n"
+         "m44d_requests_queued{workers=\"heavy\"} %zu\n",
+         jobs_waiting_play(), jobs_waiting_heavy());
     outf(&o,
          "# HELP m44d_long_polls_waiting Requests parked until their campaign changes (?wait=).\n"
          "# TYPE m44d_long_polls_waiting gauge\n"

@@ -60,6 +60,14 @@ size_t req_queue_take(struct req_queue *q, struct req **out, size_t max)
     return n;
 }
 
+size_t req_queue_waiting(struct req_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    size_t n = q->len;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
 void req_queue_close(struct req_queue *q)
 {
     pthread_mutex_lock(&q->lock);

@@ -42,6 +42,9 @@ enum queue_push req_queue_push_ex(struct req_queue *q, struct req *r, bool urgen
  * returns what is left, then 0. */
 size_t req_queue_take(struct req_queue *q, struct req **out, size_t max);
 
+/* How many requests are waiting now. */
+size_t req_queue_waiting(struct req_queue *q);
+
 /* Refuses new requests and wakes every taker; they take what is left, then get 0. */
 void req_queue_close(struct req_queue *q);
 

@@ -340,6 +340,8 @@ static bool waiting_on_lock(const char *conninfo, int n)
     return false;
 }
 
+#define QUEUED(workers) "m44d_requests_queued{workers=\"" workers "\"}"
+
 static void test_heavy_bounded(void)
 {
     struct setup s;
@@ -391,6 +393,7 @@ static void test_heavy_bounded(void)
     CU_ASSERT_STRING_EQUAL(full->code, "busy");
     CU_ASSERT_TRUE(full->retry_after);
     CU_ASSERT_EQUAL(atomic_load(&queued->status), 0); /* still waiting in the queue */
+    CU_ASSERT_EQUAL(daemon_metric(&s.d, QUEUED("heavy")), 1);
     /* Play goes on meanwhile: a standing read, a new campaign, a battle. */
     snprintf(path, sizeof path, "/api/v1/campaigns/%s", c.id);
     r = req(&s, "GET", path, NULL, NULL);
@@ -405,6 +408,7 @@ static void test_heavy_bounded(void)
     pthread_join(a1.t, NULL);
     pthread_join(a2.t, NULL);
     pthread_join(a3.t, NULL);
+    CU_ASSERT_EQUAL(daemon_metric(&s.d, QUEUED("heavy")), 0);
     /* One import made the campaign; the queued one found it there. */
     long s1 = atomic_load(&a1.status), sq = atomic_load(&queued->status);
     CU_ASSERT((s1 == 201 && sq == 409) || (s1 == 409 && sq == 201));
