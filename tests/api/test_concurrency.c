@@ -475,7 +475,9 @@ static void test_long_poll(void)
 static void test_long_poll_across_daemons(void)
 {
     CU_ASSERT_FATAL(second.pid > 0);
-    /* Woken by the database's announcement of the other daemon's write. */
+    /* Woken by the database's announcement of the other daemon's write (the listener current
+     * first: a listener still connecting leaves the waking to the version poll). */
+    CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_version_listener_current", 1, 10000));
     long heard = daemon_metric(&api_daemon, WAKES_BY("heard"));
     long polled = daemon_metric(&api_daemon, WAKES_BY("other_daemon"));
     long_poll(&api_daemon, &second);
