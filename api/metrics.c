@@ -146,8 +146,8 @@ char *metrics_render(size_t *len)
          "m44d_http_requests_in_flight %ld\n",
          metrics_inflight());
     outf(&o,
-         "# HELP m44d_requests_queued Requests waiting for a database worker: play (--threads) "
-         "or exports and imports (--heavy-workers).\n"
+         "# HELP m44d_requests_queued Requests waiting for a database worker: of --threads "
+         "(play) or of --heavy-workers (exports and imports).\n"
          "# TYPE m44d_requests_queued gauge\n"
          "m44d_requests_queued{workers=\"play\"} %zu\n"
          "m44d_requests_queued{workers=\"heavy\"} %zu\n",

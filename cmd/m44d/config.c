@@ -81,7 +81,7 @@ static const struct option_spec options[] = {
     {"heavy-workers", "M44_HEAVY_WORKERS", OPT_INT, "1", 1, 64, NULL, FIELD(heavy_workers),
      "database workers for exports and imports (apart from --threads, so these never hold up "
      "play)"},
-    {"heavy-queue", "M44_HEAVY_QUEUE", OPT_INT, "8", 0, 100000, NULL, FIELD(heavy_queue),
+    {"heavy-queue", "M44_HEAVY_QUEUE", OPT_INT, "8", 1, 100000, NULL, FIELD(heavy_queue),
      "exports and imports that may wait for a --heavy-workers worker; more get 503 at once"},
     {"conn-memory", "M44_CONN_MEMORY", OPT_SIZE, "6k", 4096, 16L << 20, NULL, FIELD(conn_memory),
      "memory per connection for its request head and buffers (suffix k or M): every open "

@@ -387,13 +387,16 @@ static void test_heavy_bounded(void)
         if (!full)
             tk_sleep_ms(50);
     }
-    CU_ASSERT_FATAL(full != NULL);
+    /* (Not fatal: the lock is let go and every thread joined below, whatever happened.) */
+    CU_ASSERT(full != NULL);
     struct async *queued = full == &a2 ? &a3 : &a2;
-    CU_ASSERT_EQUAL(atomic_load(&full->status), 503);
-    CU_ASSERT_STRING_EQUAL(full->code, "busy");
-    CU_ASSERT_TRUE(full->retry_after);
-    CU_ASSERT_EQUAL(atomic_load(&queued->status), 0); /* still waiting in the queue */
-    CU_ASSERT_EQUAL(daemon_metric(&s.d, QUEUED("heavy")), 1);
+    if (full) {
+        CU_ASSERT_EQUAL(atomic_load(&full->status), 503);
+        CU_ASSERT_STRING_EQUAL(full->code, "busy");
+        CU_ASSERT_TRUE(full->retry_after);
+        CU_ASSERT_EQUAL(atomic_load(&queued->status), 0); /* still waiting in the queue */
+        CU_ASSERT_EQUAL(daemon_metric(&s.d, QUEUED("heavy")), 1);
+    }
     /* Play goes on meanwhile: a standing read, a new campaign, a battle. */
     snprintf(path, sizeof path, "/api/v1/campaigns/%s", c.id);
     r = req(&s, "GET", path, NULL, NULL);
@@ -411,7 +414,7 @@ static void test_heavy_bounded(void)
     CU_ASSERT_EQUAL(daemon_metric(&s.d, QUEUED("heavy")), 0);
     /* One import made the campaign; the queued one found it there. */
     long s1 = atomic_load(&a1.status), sq = atomic_load(&queued->status);
-    CU_ASSERT((s1 == 201 && sq == 409) || (s1 == 409 && sq == 201));
+    CU_ASSERT(full && ((s1 == 201 && sq == 409) || (s1 == 409 && sq == 201)));
     free(other);
     free(doc);
     stop(&s);
@@ -560,9 +563,10 @@ static void test_hung_up_polls(void)
         close(fds[i]);
     CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_long_polls_waiting", 0, 3000));
     CU_ASSERT_EQUAL(daemon_metric(&s.d, "m44d_long_poll_wakes_total{cause=\"client_gone\"}"), 21);
-    /* ... their connections closed once answered (the metrics' own is the one left), and the
-     * address may connect again at once. */
-    CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_connections_open", 1, 5000));
+    /* ... their connections closed once answered, within a moment (the metrics' own is the one
+     * left; a slot held for the poll's 30 s would fail here), and the address may connect
+     * again at once. */
+    CU_ASSERT(daemon_metric_becomes(&s.d, "m44d_connections_open", 1, 2000));
     int fd = raw_send(&s, "127.0.0.3", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     CU_ASSERT_EQUAL(raw_status(fd, buf, sizeof buf, 3000), 200);
     close(fd);

@@ -109,6 +109,7 @@ static const struct bad_case bad[] = {
     {{"--nope"}, {NULL}, "--nope"},
     {{"listen"}, {NULL}, "listen"},
     {{"--threads", "0"}, {NULL}, "--threads"},
+    {{"--heavy-queue", "0"}, {NULL}, "--heavy-queue"}, /* nothing could ever reach a worker */
     {{"--threads", "abc"}, {NULL}, "--threads"},
     {{"--threads", "-3"}, {NULL}, "--threads"},
     {{"--threads", "4x"}, {NULL}, "--threads"},
