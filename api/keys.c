@@ -17,7 +17,7 @@ static enum cres reissue(struct db *db, struct write_ctx *w)
 {
     struct arg *a = w->op->arg;
     char key[KEY_TEXT_LEN + 1];
-    enum cres rc = w->op->grand ? grand_reissue_key(db, w->g, a->role, key, &w->err)
+    enum cres rc = w->op->grand ? grand_reissue_key(db, w->g, a->role, NULL, key, &w->err)
                                 : campaign_reissue_key(db, w->c, a->role, key, &w->err);
     if (rc != C_OK)
         return rc;

@@ -1,5 +1,6 @@
-/* GET /api/v1/campaigns/{id}/rolls (the roll log; its ETag is the campaign's version, and
- * If-None-Match with it gets 304) and .../log (the event log). */
+/* GET /api/v1/campaigns/{id}/rolls (the roll log) and .../log (the event log): each one's ETag
+ * is the campaign's version, and If-None-Match with it gets 304. Every line of a campaign's log
+ * moves its version, those written by its grand campaign too (a new key, the chat set). */
 #include "api/common.h"
 #include "api/handlers.h"
 #include "api/versioned_get.h"
@@ -27,10 +28,12 @@ static enum cres log_view(struct db *db, struct req *r, struct campaign *c, stru
                           void *arg)
 {
     (void)arg, (void)err;
+    if (versioned_unchanged(r, c->version))
+        return C_OK;
     json_t *j = view_log(db, c);
     if (!j)
         return C_DBERR;
-    reply_json(r, 200, j);
+    reply_versioned(r, c->version, j);
     return C_OK;
 }
 

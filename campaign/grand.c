@@ -213,7 +213,7 @@ enum cres grand_next(struct db *db, struct grand *g, const struct grand_next_inp
     return C_OK;
 }
 
-enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role,
+enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role, const char *saved,
                             char key[KEY_TEXT_LEN + 1], struct cerr *e)
 {
     (void)e;
@@ -224,14 +224,15 @@ enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role,
     memcpy(g->key_prev[role], g->key_hash[role], 32);
     sodium_hex2bin(g->key_hash[role], 32, hash, 64, NULL, NULL, NULL);
     sodium_memzero(hash, sizeof hash);
-    /* Each campaign's log says so too (a key is an action on none of them). */
+    /* Each campaign's log says so too (a key is an action on none of them); their versions
+     * move, so that their pages, and their logs' ETags, do. */
     for (int i = 0; i < g->nmembers; i++)
         if (!db_log_insert(db, g->members[i].id, "organizer", "key_reissued",
                            role == ROLE_ORGANIZER ? "{\"role\":\"organizer\"}"
                            : role == ROLE_ALLIES  ? "{\"role\":\"allies\"}"
                                                   : "{\"role\":\"axis\"}"))
             return C_DBERR;
-    return C_OK;
+    return g->nmembers == 0 || db_grand_members_touch(db, g->id, saved) ? C_OK : C_DBERR;
 }
 
 int grand_size(const struct grand *g)

@@ -73,8 +73,9 @@ struct grand_next_input {
 enum cres grand_next(struct db *db, struct grand *g, const struct grand_next_input *in,
                      char new_id[CAMPAIGN_ID_LEN + 1], struct cerr *e);
 
-/* A new key for `role`, for the grand campaign and every campaign of it (logged in each). */
-enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role,
+/* A new key for `role`, for the grand campaign and every campaign of it (logged in each, and
+ * each moved on a version but `saved`, the campaign the write saves itself; NULL: none). */
+enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role, const char *saved,
                             char key[KEY_TEXT_LEN + 1], struct cerr *e);
 
 /* Bumps the grand campaign's version (after a write to it). */

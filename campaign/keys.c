@@ -16,7 +16,7 @@ enum cres campaign_reissue_key(struct db *db, struct campaign *c, enum role role
         struct grand *g = malloc(sizeof *g);
         enum cres rc = g ? grand_load(db, c->grand_id, true, g, e) : C_DBERR;
         if (rc == C_OK)
-            rc = grand_reissue_key(db, g, role, key, e);
+            rc = grand_reissue_key(db, g, role, c->id, key, e);
         if (rc == C_OK)
             rc = grand_save(db, g);
         free(g);

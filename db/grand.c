@@ -51,6 +51,20 @@ PGresult *db_grand_get(struct db *db, const char *id, bool lock)
     return db_exec(db, &st_get, p);
 }
 
+/* Every campaign of the grand campaign but `except_id` (NULL: none) moves on a version: what
+ * changed them (a line in each one's log) was written beside them, not by a write to each. */
+static struct db_statement st_members_touch = {
+    "grand_members_touch",
+    "UPDATE campaigns SET version = version + 1 WHERE grand_campaign_id = $1::uuid "
+    "AND id IS DISTINCT FROM $2::uuid",
+    2, 0};
+
+bool db_grand_members_touch(struct db *db, const char *grand_id, const char *except_id)
+{
+    const char *p[] = {grand_id, except_id};
+    return db_defer(db, &st_members_touch, p);
+}
+
 static struct db_statement st_bump = {
     "grand_bump",
     "WITH u AS (UPDATE grand_campaigns SET version = version + 1 WHERE id = $1::uuid AND "

@@ -34,16 +34,6 @@ PGresult *db_chat_of(struct db *db, const char *campaign_id)
     return db_exec(db, &st_chat_of, p);
 }
 
-static struct db_statement st_members_touch = {
-    "grand_members_touch",
-    "UPDATE campaigns SET version = version + 1 WHERE grand_campaign_id = $1::uuid", 1, 0};
-
-bool db_grand_members_touch(struct db *db, const char *grand_id)
-{
-    const char *p[] = {grand_id};
-    return db_defer(db, &st_members_touch, p);
-}
-
 /* Messages not yet delivered follow the chat to its new URL, or are not sent when it is gone. */
 /* The time a message is due is left alone: one being sent now (leased) must not be taken by
  * another sender; the sender checks the row again just before it posts (db_outbox_still). */

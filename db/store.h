@@ -107,6 +107,9 @@ PGresult *db_log(struct db *db, const char *campaign);
 long db_grand_insert(struct db *db, const char *const p[11]); /* [10]: created_at, NULL: now */
 PGresult *db_grand_get(struct db *db, const char *id, bool lock);
 bool db_grand_bump(struct db *db, const char *id, const char *version);
+/* Every campaign of the grand campaign moves on a version, but `except_id` (NULL: none): each
+ * one's log got a line (a new key, the chat set) that no write to it made. */
+bool db_grand_members_touch(struct db *db, const char *grand_id, const char *except_id);
 bool db_grand_key_set(struct db *db, const char *grand, const char *role, const char *hash_hex);
 PGresult *db_grand_version(struct db *db, const char *id);
 
@@ -126,8 +129,6 @@ bool db_outbox_retry(struct db *db, const char *id, const char *attempt, const c
                      const char *error);
 /* A campaign's chat: [url, kind, own] (its own, or its grand campaign's; NULLs: none) */
 PGresult *db_chat_of(struct db *db, const char *campaign_id);
-/* Every campaign of a grand campaign changed (its log says the chat was set). */
-bool db_grand_members_touch(struct db *db, const char *grand_id);
 /* pending, delivered, failed, last delivered at, last error, next attempt at */
 PGresult *db_outbox_status(struct db *db, const char *scope);
 

@@ -533,13 +533,14 @@ static void test_if_match(void)
     CU_ASSERT_EQUAL(r->status, 304);
     CU_ASSERT_EQUAL(r->len, 0);
     http_free(r);
-    /* A battle and the roll log have the campaign's version as their ETag too: 304 with it,
-     * the whole answer with an older one; a battle that is not there is 404 all the same. */
+    /* A battle, the roll log and the event log have the campaign's version as their ETag too:
+     * 304 with it, the whole answer with an older one; a battle that is not there is 404 all the
+     * same. */
     char older[80];
     snprintf(older, sizeof older, "If-None-Match: \"%lld\"", v);
     const char *h3[] = {older, NULL};
-    static const char *const parts[] = {"/battles/1", "/rolls"};
-    for (size_t i = 0; i < 2; i++) {
+    static const char *const parts[] = {"/battles/1", "/rolls", "/log"};
+    for (size_t i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "/api/v1/campaigns/%s%s", tbl.id, parts[i]);
         r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
         CU_ASSERT_EQUAL(r->status, 200);
@@ -683,7 +684,7 @@ void register_error_tests(void)
     CU_add_test(s, "a body may name its own side", test_body_names_own_side);
     CU_add_test(s, "reserve choice refusals and exact debit", test_choice_refusals);
     CU_add_test(s, "reserve choice refusals name which die", test_choice_refusals_twins);
-    CU_add_test(s, "If-Match / ETag / 304 (standing, battle, roll log)", test_if_match);
+    CU_add_test(s, "If-Match / ETag / 304 (standing, battle, roll log, event log)", test_if_match);
     CU_add_test(s, "read refusals", test_read_refusals);
     CU_add_test(s, "strings stored and returned exactly", test_strings_exact);
     CU_add_test(s, "body over the cap", test_body_too_large);

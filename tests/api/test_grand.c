@@ -865,11 +865,36 @@ static void test_keys_and_versions(void)
     PQclear(q);
     PQfinish(sql);
     /* A key of the grand campaign acts on its campaign; a new key stops the old one in both. */
+    char log_path[200], log_etag[40] = "", log_inm[80];
+    snprintf(log_path, sizeof log_path, "/api/v1/campaigns/%s/log", m.id);
+    r = api(&api_daemon, "GET", log_path, NULL, ANYONE, NULL, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", log_etag, sizeof log_etag));
+    http_free(r);
+    snprintf(log_inm, sizeof log_inm, "If-None-Match: %s", log_etag);
+    const char *hl[] = {log_inm, NULL};
+    r = api(&api_daemon, "GET", log_path, NULL, ANYONE, NULL, hl);
+    CU_ASSERT_EQUAL(r->status, 304);
+    http_free(r);
     struct camp old = m;
     r = grand_req(&api_daemon, "POST", &g, ORGANIZER, "/keys/axis", "{}");
     CU_ASSERT_EQUAL(r->status, 200);
     snprintf(g.key[AXIS], sizeof g.key[AXIS], "%s", http_str(r, "key"));
     snprintf(m.key[AXIS], sizeof m.key[AXIS], "%s", http_str(r, "key"));
+    http_free(r);
+    /* The campaign's log says so, and its ETag (the campaign's version) moved with the line: the
+     * ETag read before gets the whole log, not a 304. */
+    r = api(&api_daemon, "GET", log_path, NULL, ANYONE, NULL, hl);
+    CU_ASSERT_EQUAL(r->status, 200);
+    size_t lines = json_array_size(r->json);
+    json_t *line = json_array_get(r->json, lines ? lines - 1 : 0);
+    const char *action = json_string_value(json_object_get(line, "action"));
+    const char *role = json_string_value(json_object_get(json_object_get(line, "detail"), "role"));
+    CU_ASSERT_STRING_EQUAL(action ? action : "(no line)", "key_reissued");
+    CU_ASSERT_STRING_EQUAL(role ? role : "(no line)", "axis");
+    char moved[40] = "";
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", moved, sizeof moved));
+    CU_ASSERT_STRING_NOT_EQUAL(moved, log_etag);
     http_free(r);
     r = camp_post(&api_daemon, &old, AXIS, "/battles/1/reserve-roll", "{}");
     assert_problem(r, 401, "unauthorized");
@@ -878,8 +903,7 @@ static void test_keys_and_versions(void)
     expect_status(camp_post(&api_daemon, &m, AXIS, "/battles/1/reserve-roll", "{}"), 201,
                   "new key");
     /* That roll left the campaign held in memory. A new key of the grand campaign replaces the
-     * campaign's key but moves only the grand campaign's version: a read here must not take the
-     * campaign (and its old key) from memory. */
+     * campaign's key: a read here must not take the campaign (and its old key) from memory. */
     struct camp held = m;
     r = grand_req(&api_daemon, "POST", &g, ORGANIZER, "/keys/axis", "{}");
     CU_ASSERT_EQUAL(r->status, 200);
@@ -925,6 +949,21 @@ static void test_keys_and_versions(void)
     http_free(r);
     r = grand_req(&api_daemon, "GET", &g, ANYONE, "/role", NULL);
     assert_problem(r, 401, "unauthorized");
+    http_free(r);
+    /* The grand campaign changed by hand, its version moved and its campaign's not: a read of
+     * the campaign, held in memory by the read before it, shows the change. */
+    r = api(&api_daemon, "GET", role_path, &m, AXIS, NULL, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    char rename[300];
+    snprintf(rename, sizeof rename,
+             "UPDATE grand_campaigns SET name = 'Keys, renamed by hand', version = version + 1 "
+             "WHERE id = '%s'",
+             g.id);
+    CU_ASSERT(sql_exec_on(api_conninfo, rename));
+    r = camp_get(&api_daemon, &m, "/export");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "standing.grand_campaign.name"), "Keys, renamed by hand");
     http_free(r);
     /* Campaigns and grand campaigns share one space of ids: a campaign imported under the grand
      * campaign's id is refused (its GET, cache and long polls would be the grand campaign's). */
