@@ -18,7 +18,7 @@ static enum cres reissue(struct db *db, struct write_ctx *w)
     struct arg *a = w->op->arg;
     char key[KEY_TEXT_LEN + 1];
     enum cres rc = w->op->grand ? grand_reissue_key(db, w->g, a->role, NULL, key, &w->err)
-                                : campaign_reissue_key(db, w->c, a->role, key, &w->err);
+                                : campaign_reissue_key(db, w->c, w->g, a->role, key, &w->err);
     if (rc != C_OK)
         return rc;
     w->status = 200;
@@ -38,7 +38,8 @@ static void reissue_key(struct req *r, bool grand)
                           .action = reissue,
                           .arg = &a,
                           .returns_keys = true,
-                          .reloads = true}; /* a rare action: read the keys again after */
+                          .grand_wide = !grand, /* a grand campaign's key is all its campaigns' */
+                          .reloads = true};     /* a rare action: read the keys again after */
     write_run(r, &op);
 }
 

@@ -148,6 +148,10 @@ static void changed(const struct write_ctx *w, unsigned long ticket)
         if (w->c->grand_id[0]) {
             listener_doubt(w->c->grand_id);
             waiters_changed(w->c->grand_id);
+            /* The others it wrote to: their new versions are read again. */
+            for (int i = 0; w->op->grand_wide && i < w->g->nmembers; i++)
+                if (strcmp(w->g->members[i].id, w->c->id) != 0)
+                    listener_doubt(w->g->members[i].id);
         }
     }
     if (w->op->grand) {
@@ -238,6 +242,9 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
             snprintf(num, sizeof num, "%d", w->op->battle);
             db_battle_detail_prefetch(db, r->params[0], num);
         }
+        /* Its grand campaign's campaigns, this one among them, before this one alone. */
+        if (w->op->grand_wide && !db_grand_lock_members_of(db, r->params[0]))
+            return DB_TX_ERROR;
         enum cres rc = start_from(db, w);
         if (rc != C_OK)
             return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
@@ -396,7 +403,8 @@ void write_run(struct req *r, const struct write_op *op)
     if ((op->campaign || op->grand) && !check_campaign_id(r))
         return;
     struct write_ctx w = {.r = r, .op = op};
-    if ((op->campaign && !(w.c = campaign_new())) || (op->grand && !(w.g = malloc(sizeof *w.g)))) {
+    if ((op->campaign && !(w.c = campaign_new())) ||
+        ((op->grand || op->grand_wide) && !(w.g = calloc(1, sizeof *w.g)))) {
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }

@@ -43,6 +43,11 @@ struct write_op {
      * Every other action starts from the campaign as the last write here left it, and leaves
      * it so for the next (campaign/state_cache.h; --check-state compares it with the stored) */
     bool reloads;
+    /* on a campaign of a grand campaign, the action may write to every campaign of it (a new
+     * key): they are locked first, in the order a grand campaign's writes lock them, and after
+     * the commit this daemon knows that each of them moved. w->g is the action's, to load the
+     * grand campaign into */
+    bool grand_wide;
 };
 
 struct write_ctx {
@@ -53,7 +58,7 @@ struct write_ctx {
      * first statement (db_campaign_at) */
     bool held;
     bool first_done; /* the first attempt has begun (only it may start from the held one) */
-    struct grand *g; /* loaded and locked (op->grand) */
+    struct grand *g; /* loaded and locked (op->grand), or the action's (op->grand_wide) */
     enum role role;
     struct cerr err;
     int status;

@@ -482,8 +482,12 @@ bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char 
  * says what was undone (logged as "undo"). */
 enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_t **undone,
                         struct cerr *e);
-/* A new key for `role`; the old one stops working at once (logged as "key_reissued"). */
-enum cres campaign_reissue_key(struct db *db, struct campaign *c, enum role role,
+/* A new key for `role`; the old one stops working at once (logged as "key_reissued"). On a
+ * campaign of a grand campaign the key is the grand campaign's, for all its campaigns: `g` is
+ * then left holding the grand campaign (its campaigns, whose versions moved), as loaded and
+ * locked. */
+struct grand;
+enum cres campaign_reissue_key(struct db *db, struct campaign *c, struct grand *g, enum role role,
                                char key[KEY_TEXT_LEN + 1], struct cerr *e);
 /* 32 random bytes as base64url text, and the hex of its SHA-256 (what is stored). */
 void campaign_new_key(char key[KEY_TEXT_LEN + 1], char hash_hex[65]);

@@ -6,21 +6,16 @@
 
 #include <sodium.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-enum cres campaign_reissue_key(struct db *db, struct campaign *c, enum role role,
+enum cres campaign_reissue_key(struct db *db, struct campaign *c, struct grand *g, enum role role,
                                char key[KEY_TEXT_LEN + 1], struct cerr *e)
 {
     if (c->grand_id[0]) {
         /* One set of keys for a whole grand campaign: changed there, for all its campaigns. */
-        struct grand *g = malloc(sizeof *g);
-        enum cres rc = g ? grand_load(db, c->grand_id, true, g, e) : C_DBERR;
+        enum cres rc = grand_load(db, c->grand_id, true, g, e);
         if (rc == C_OK)
             rc = grand_reissue_key(db, g, role, c->id, key, e);
-        if (rc == C_OK)
-            rc = grand_save(db, g);
-        free(g);
-        return rc;
+        return rc == C_OK ? grand_save(db, g) : rc;
     }
     char hash[65];
     campaign_new_key(key, hash);

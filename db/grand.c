@@ -31,13 +31,33 @@ static struct db_statement st_get = {
 static struct db_statement st_lock = {
     "grand_lock",
     "SELECT count(*) FROM (SELECT 1 FROM grand_campaigns WHERE id = $1::uuid FOR UPDATE) g", 1, 0};
-/* Its campaigns first: a write to one of them locks the campaign, then the grand campaign (its
- * version), so a grand campaign's writes take the same order and never deadlock with them. */
+/* Its campaigns first, in the order of their ids: a write to one of them locks the campaign, then
+ * the grand campaign (its version), so a grand campaign's writes take the same order and never
+ * deadlock with them. A write through one campaign that writes to all of them (a new key) locks
+ * them all first in the same order (db_grand_lock_members_of). */
 static struct db_statement st_lock_members = {
     "grand_lock_members",
     "SELECT count(*) FROM (SELECT 1 FROM campaigns WHERE grand_campaign_id = $1::uuid ORDER BY id "
     "FOR UPDATE) m",
     1, 0};
+
+/* The campaigns of the grand campaign of campaign $1 (none if it has none), as st_lock_members
+ * locks them. Which grand campaign a campaign is part of never changes after its creation. */
+static struct db_statement st_lock_members_of = {
+    "grand_lock_members_of",
+    "SELECT count(*) FROM (SELECT 1 FROM campaigns WHERE grand_campaign_id = (SELECT "
+    "grand_campaign_id FROM campaigns WHERE id = $1::uuid) ORDER BY id FOR UPDATE) m",
+    1, 0};
+
+bool db_grand_lock_members_of(struct db *db, const char *campaign_id)
+{
+    const char *p[] = {campaign_id};
+    PGresult *m = db_exec(db, &st_lock_members_of, p);
+    if (!m)
+        return false;
+    PQclear(m);
+    return true;
+}
 
 PGresult *db_grand_get(struct db *db, const char *id, bool lock)
 {

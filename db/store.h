@@ -107,6 +107,11 @@ PGresult *db_log(struct db *db, const char *campaign);
 long db_grand_insert(struct db *db, const char *const p[11]); /* [10]: created_at, NULL: now */
 PGresult *db_grand_get(struct db *db, const char *id, bool lock);
 bool db_grand_bump(struct db *db, const char *id, const char *version);
+/* Before a write through campaign `campaign_id` that writes to every campaign of its grand
+ * campaign: all of them locked, in the order a grand campaign's writes lock them (nothing when
+ * the campaign is part of none). Locking the campaign first, then the others, two such writes
+ * through two campaigns would each hold what the other waits for. */
+bool db_grand_lock_members_of(struct db *db, const char *campaign_id);
 /* Every campaign of the grand campaign moves on a version, but `except_id` (NULL: none): each
  * one's log got a line (a new key, the chat set) that no write to it made. */
 bool db_grand_members_touch(struct db *db, const char *grand_id, const char *except_id);
