@@ -139,7 +139,10 @@ static long long write_version(const struct write_ctx *w)
 
 /* After a commit: this daemon reads its own write at once, before the database announces it
  * (what it changed without knowing the new version is read again), and the long polls on it
- * wake; on a campaign of a grand campaign, those on the grand one too. */
+ * wake; on a campaign of a grand campaign, those on the grand one too, and with a new key
+ * through it (grand_wide), those on its other campaigns. A write on the grand campaign itself
+ * may leave its campaigns unchanged (the next campaign started): their versions are read
+ * again, and their long polls wake when the database announces a change. */
 static void changed(const struct write_ctx *w, unsigned long ticket)
 {
     if (w->op->campaign) {
@@ -148,10 +151,13 @@ static void changed(const struct write_ctx *w, unsigned long ticket)
         if (w->c->grand_id[0]) {
             listener_doubt(w->c->grand_id);
             waiters_changed(w->c->grand_id);
-            /* The others it wrote to: their new versions are read again. */
+            /* The others it moved: their new versions are read again, and their long polls
+             * wake to read them. */
             for (int i = 0; w->op->grand_wide && i < w->g->nmembers; i++)
-                if (strcmp(w->g->members[i].id, w->c->id) != 0)
+                if (strcmp(w->g->members[i].id, w->c->id) != 0) {
                     listener_doubt(w->g->members[i].id);
+                    waiters_changed(w->g->members[i].id);
+                }
         }
     }
     if (w->op->grand) {
@@ -405,6 +411,7 @@ void write_run(struct req *r, const struct write_op *op)
     struct write_ctx w = {.r = r, .op = op};
     if ((op->campaign && !(w.c = campaign_new())) ||
         ((op->grand || op->grand_wide) && !(w.g = calloc(1, sizeof *w.g)))) {
+        campaign_free(w.c);
         reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }

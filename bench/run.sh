@@ -291,16 +291,46 @@ until curl -sf -o /dev/null "http://127.0.0.1:$BPORT/row/$(psqlq -d bench -At -c
 B16=$($LG -c 16 -d "$SECS" -g "$out/bare.txt" "127.0.0.1:$BPORT")
 $LG -c 16 -d 2 -g "$out/get.txt" "127.0.0.1:$PORT" >/dev/null # fill the standing cache
 G16=$($LG -c 16 -d "$SECS" -g "$out/get.txt" "127.0.0.1:$PORT")
-P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
-N16=$($LG -c 16 -d "$SECS" -g "$out/get304.txt" "127.0.0.1:$PORT")
-P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
-cpu_row "m44d: GET /api/v1/campaigns/{id}, 304 Not Modified" "$P0" "$P1" "$T0" "$T1" "$(field requests "$N16")"
-MEM=$(curl -s "http://127.0.0.1:$PORT/metrics" | sed -n 's/^m44d_memory_answers_total \([0-9]*\)$/\1/p')
+# The 304s and the hello are measured in alternating rounds, 304s-hello-hello-304s repeated,
+# SECS seconds each in all, so that what else the machine does during the measurement falls
+# on both alike (the hello's own rate moved by a third between runs measured one after the
+# other). Each side's line sums its rounds: requests over their time, the median round's p50,
+# the worst round's p99 and max. Its CPU is the sum of its rounds'.
 echo "/hello" >"$out/hello.txt"
-P0=$(pg_ticks); T0=$(proc_ticks "$BARE_PID")
-H16=$($LG -c 16 -d "$SECS" -g "$out/hello.txt" "127.0.0.1:$BPORT")
-P1=$(pg_ticks); T1=$(proc_ticks "$BARE_PID")
-cpu_row "bare libmicrohttpd: GET /hello (its process in the second column)" "$P0" "$P1" "$T0" "$T1" "$(field requests "$H16")"
+ROUNDS=4
+RSECS=$(awk -v s="$SECS" -v r="$ROUNDS" 'BEGIN { printf "%.3f", s / r }')
+combine() { # loadgen lines on stdin -> one line of their sums
+  awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[NR, kv[1]] = kv[2] } }
+       END { for (r = 1; r <= NR; r++) { n += v[r, "requests"]; ok += v[r, "ok"]; e += v[r, "errors"]
+               if (v[r, "rps"] > 0) t += v[r, "requests"] / v[r, "rps"]
+               p50[r] = v[r, "p50_ms"]; if (v[r, "p99_ms"] > p99) p99 = v[r, "p99_ms"]
+               if (v[r, "max_ms"] > mx) mx = v[r, "max_ms"] }
+             for (i = 2; i <= NR; i++) for (j = i; j > 1 && p50[j - 1] > p50[j]; j--) {
+               x = p50[j]; p50[j] = p50[j - 1]; p50[j - 1] = x }
+             printf "requests=%d ok=%d errors=%d rps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
+                    n, ok, e, (t > 0 ? n / t : 0), p50[int((NR + 1) / 2)], p99, mx }'
+}
+N_LINES=(); H_LINES=(); NP=0; NT=0; HP=0; HT=0
+round_304() {
+  local p0 t0; p0=$(pg_ticks); t0=$(proc_ticks "$M44_PID")
+  N_LINES+=("$($LG -c 16 -d "$RSECS" -g "$out/get304.txt" "127.0.0.1:$PORT")")
+  NP=$((NP + $(pg_ticks) - p0)); NT=$((NT + $(proc_ticks "$M44_PID") - t0))
+}
+round_hello() {
+  local p0 t0; p0=$(pg_ticks); t0=$(proc_ticks "$BARE_PID")
+  H_LINES+=("$($LG -c 16 -d "$RSECS" -g "$out/hello.txt" "127.0.0.1:$BPORT")")
+  HP=$((HP + $(pg_ticks) - p0)); HT=$((HT + $(proc_ticks "$BARE_PID") - t0))
+}
+for r in $(seq "$ROUNDS"); do
+  if [ $((r % 2)) -eq 1 ]; then round_304; round_hello; else round_hello; round_304; fi
+done
+N16=$(printf '%s\n' "${N_LINES[@]}" | combine)
+H16=$(printf '%s\n' "${H_LINES[@]}" | combine)
+cpu_row "m44d: GET /api/v1/campaigns/{id}, 304 Not Modified" 0 "$NP" 0 "$NT" "$(field requests "$N16")"
+MEM=$(curl -s "http://127.0.0.1:$PORT/metrics" | sed -n 's/^m44d_memory_answers_total \([0-9]*\)$/\1/p')
+cpu_row "bare libmicrohttpd: GET /hello (its process in the second column)" 0 "$HP" 0 "$HT" "$(field requests "$H16")"
+NR_304=$(for l in "${N_LINES[@]}"; do field rps "$l"; done | paste -sd' ')
+NR_HELLO=$(for l in "${H_LINES[@]}"; do field rps "$l"; done | paste -sd' ')
 row "bare libmicrohttpd + libpq: GET primary key" 16 "$(field rps "$B16")" "$(field p50_ms "$B16")" "$(field p99_ms "$B16")" "baseline"
 row "m44d: GET /api/v1/campaigns/{id}" 16 "$(field rps "$G16")" "$(field p50_ms "$G16")" "$(field p99_ms "$G16")" "$(ratio "$(field rps "$G16")" "$(field rps "$B16")") × bare"
 row "m44d: GET /api/v1/campaigns/{id}, 304 Not Modified" 16 "$(field rps "$N16")" "$(field p50_ms "$N16")" "$(field p99_ms "$N16")" "$(ratio "$(field rps "$N16")" "$(field rps "$B16")") × bare"
@@ -411,5 +441,6 @@ pgv=$("$pgbin/postgres" --version)
   echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND; compared with pgbench sending the cycle's own statements (bench/battle-cycle.sql, taken from PostgreSQL's log of one battle played through m44d; the db suite checks each against m44d's), whose latencies are those of a whole battle"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
   echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d, and the row \"only the writes\" the same without the two reads, in one round trip"
+  echo "- the 304s and the hello ran in $ROUNDS alternating rounds of $RSECS s each (304s first in odd rounds, the hello first in even ones); requests a second in each round, in order: 304s $NR_304; hello $NR_HELLO"
   echo "- the standing GET and its 304 are answered from the version heard from the database (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is rendered each time (the scale rows): loaded, or, in the row "held in memory", taken as this daemon's own write left it once one primary-key lookup has shown it is still at that version (reads in that row: ${HELD_READS:-?}, m44d_state_reads_total); the GET rows start after VACUUM and CHECKPOINT"
 } | tee "$out/results.md"

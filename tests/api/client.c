@@ -4,6 +4,7 @@
 
 #include <CUnit/CUnit.h>
 #include <CUnit/TestRun.h>
+#include <ctype.h>
 #include <libpq-fe.h>
 #include <sodium.h>
 #include <signal.h>
@@ -11,9 +12,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 struct daemon api_daemon;
 char *api_conninfo;
+
+double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void *long_poll_thread(void *arg)
+{
+    struct poll_arg *p = arg;
+    char path[256];
+    char id[sizeof p->c->id];
+    snprintf(id, sizeof id, "%s", p->c->id);
+    for (char *ch = id; p->capitals && *ch; ch++)
+        *ch = (char)toupper((unsigned char)*ch);
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s?wait=%d", id, p->wait);
+    const char *h[] = {p->inm, NULL};
+    double t0 = mono_seconds();
+    struct http_resp *r = api(p->d, "GET", path, NULL, ANYONE, NULL, h);
+    p->done_at = mono_seconds();
+    p->seconds = p->done_at - t0;
+    p->status = r->status;
+    p->version = r->status == 200 ? http_int(r, "version") : -1;
+    http_free(r);
+    return NULL;
+}
 
 struct http_resp *api(const struct daemon *d, const char *method, const char *path,
                       const struct camp *c, enum who who, const char *body,

@@ -37,6 +37,24 @@ long long camp_version(const struct daemon *d, const struct camp *c);
 /* Asserts the reply's status (printing `what` and the body when it is not), and frees it. */
 void expect_status(struct http_resp *r, long status, const char *what);
 
+/* Seconds on the monotonic clock. */
+double mono_seconds(void);
+
+/* A long poll on a campaign's standing, for a thread of its own (long_poll_thread):
+ * GET /api/v1/campaigns/{id}?wait=<wait> with the header `inm` ("If-None-Match: ..."); what
+ * came back, how long it took, and when it was answered (mono_seconds). */
+struct poll_arg {
+    const struct daemon *d;
+    const struct camp *c;
+    char inm[80];
+    int wait;
+    bool capitals; /* spell the id in capitals, as a path may */
+    long status;
+    long long version; /* the new version on a 200, else -1 */
+    double seconds, done_at;
+};
+void *long_poll_thread(void *arg);
+
 /* A second m44d on a database of its own (named after `prefix`), for a suite's set-up: 0 when
  * it runs; and its tear-down: 0 when it stopped cleanly. */
 int other_daemon_start(struct daemon *d, char **db, const char *prefix);

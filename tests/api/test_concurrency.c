@@ -6,7 +6,6 @@
 #include "tests/api/client.h"
 #include "tests/common/testkit.h"
 
-#include <ctype.h>
 #include <libpq-fe.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,7 +15,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #define THREADS 16
@@ -383,44 +381,6 @@ static void test_state_moved_on(void)
 
 /* ---- long polling ---- */
 
-struct poll_arg {
-    const struct daemon *d;
-    const struct camp *c;
-    char inm[80];
-    int wait;
-    bool capitals; /* spell the id in capitals, as a path may */
-    long status;
-    long long version;
-    double seconds, done_at;
-};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void *poll_thread(void *arg)
-{
-    struct poll_arg *p = arg;
-    char path[256];
-    char id[sizeof p->c->id];
-    snprintf(id, sizeof id, "%s", p->c->id);
-    for (char *ch = id; p->capitals && *ch; ch++)
-        *ch = (char)toupper((unsigned char)*ch);
-    snprintf(path, sizeof path, "/api/v1/campaigns/%s?wait=%d", id, p->wait);
-    const char *h[] = {p->inm, NULL};
-    double t0 = now_s();
-    struct http_resp *r = api(p->d, "GET", path, NULL, ANYONE, NULL, h);
-    p->done_at = now_s();
-    p->seconds = p->done_at - t0;
-    p->status = r->status;
-    p->version = r->status == 200 ? http_int(r, "version") : -1;
-    http_free(r);
-    return NULL;
-}
-
 /* The change is made 0.5 s into a 25 s wait; the waiting request must answer after it, with
  * the new version, and long before the wait runs out: woken by the change, not by its end.
  * (The bound is wide on purpose: under valgrind on a busy machine the write alone can take a
@@ -432,13 +392,13 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
     struct poll_arg p = {.d = waiting_on, .c = &c, .wait = 25, .capitals = true};
     snprintf(p.inm, sizeof p.inm, "If-None-Match: \"%lld\"", v);
     pthread_t t;
-    pthread_create(&t, NULL, poll_thread, &p);
+    pthread_create(&t, NULL, long_poll_thread, &p);
     tk_sleep_ms(500);
     /* The request is parked (m44d's gauge says so) before the change is made. */
     for (int i = 0; i < 50 && daemon_metric(waiting_on, "m44d_long_polls_waiting") < 1; i++)
         tk_sleep_ms(100);
     CU_ASSERT_EQUAL(daemon_metric(waiting_on, "m44d_long_polls_waiting"), 1);
-    double written_at = now_s();
+    double written_at = mono_seconds();
     CU_ASSERT_EQUAL(battle(writing_to, &c, 1), 201);
     pthread_join(t, NULL);
     CU_ASSERT_EQUAL(p.status, 200);
@@ -467,7 +427,7 @@ static void test_long_poll(void)
     struct camp c = new_campaign("standard", "server");
     struct poll_arg p = {.d = &api_daemon, .c = &c, .wait = 1};
     snprintf(p.inm, sizeof p.inm, "If-None-Match: \"%lld\"", camp_version(&api_daemon, &c));
-    poll_thread(&p);
+    long_poll_thread(&p);
     CU_ASSERT_EQUAL(p.status, 304);
     CU_ASSERT(p.seconds >= 0.9);
 }
@@ -779,8 +739,8 @@ static void test_thousand_polls(void)
     memset(got, 0, sizeof got);
     memset(done, 0, sizeof done);
     int left = POLLS;
-    double until = now_s() + 60;
-    while (left > 0 && now_s() < until) {
+    double until = mono_seconds() + 60;
+    while (left > 0 && mono_seconds() < until) {
         static struct pollfd p[POLLS];
         int np = 0, idx[POLLS];
         for (int i = 0; i < POLLS; i++)

@@ -1060,14 +1060,29 @@ static void test_key_through_one_campaign(void)
     CU_ASSERT_EQUAL(status_if_none_match(log1, etag), 200);
     /* The daemon that gave it knows at once that the first campaign moved: the database's
      * announcements of campaigns are held back here (their trigger off), so only the write
-     * itself can tell it. */
+     * itself can tell it. Its listener is current (it hears its own pings), so it answers the
+     * standing's 304 from memory, and a long poll parked on it would wait its 20 s out. */
+    CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_version_listener_current", 1, 10000));
     CU_ASSERT(sql_exec_on(api_conninfo,
                           "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"));
     etag_of_get(standing1, etag, sizeof etag);
     CU_ASSERT_EQUAL(status_if_none_match(standing1, etag), 304);
+    long parked = daemon_metric(&api_daemon, "m44d_long_polls_waiting");
+    struct poll_arg poll = {.d = &api_daemon, .c = &m1, .wait = 20};
+    snprintf(poll.inm, sizeof poll.inm, "If-None-Match: %s", etag);
+    pthread_t poller;
+    bool polling = pthread_create(&poller, NULL, long_poll_thread, &poll) == 0;
+    CU_ASSERT(polling);
+    CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_long_polls_waiting", parked + 1, 5000));
+    double written_at = mono_seconds();
     r = camp_post(&api_daemon, &m2, ORGANIZER, "/keys/axis", "{}");
     CU_ASSERT_EQUAL(r->status, 200);
     http_free(r);
+    if (polling)
+        pthread_join(poller, NULL);
+    /* Woken by the write, with the new version, long before its wait ran out. */
+    CU_ASSERT_EQUAL(poll.status, 200);
+    CU_ASSERT(poll.done_at - written_at < 15.0);
     CU_ASSERT_EQUAL(status_if_none_match(standing1, etag), 200);
     CU_ASSERT(
         sql_exec_on(api_conninfo, "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"));
@@ -1081,11 +1096,16 @@ static void test_key_through_one_campaign(void)
         pthread_barrier_init(&start, NULL, 2);
         struct reissue_shot a = {&m1, &start, 0}, b = {&m2, &start, 0};
         pthread_t ta, tb;
-        pthread_create(&ta, NULL, reissue_at_once, &a);
-        pthread_create(&tb, NULL, reissue_at_once, &b);
-        pthread_join(ta, NULL);
-        pthread_join(tb, NULL);
+        bool started_a = pthread_create(&ta, NULL, reissue_at_once, &a) == 0;
+        bool started_b = pthread_create(&tb, NULL, reissue_at_once, &b) == 0;
+        if (started_a != started_b) /* the one that did not start: its place taken here */
+            pthread_barrier_wait(&start);
+        if (started_a)
+            pthread_join(ta, NULL);
+        if (started_b)
+            pthread_join(tb, NULL);
         pthread_barrier_destroy(&start);
+        CU_ASSERT(started_a && started_b);
         refused += (a.status != 200) + (b.status != 200);
     }
     CU_ASSERT_EQUAL(refused, 0);

@@ -10,16 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/select.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct prober {
     const struct daemon *d;
@@ -35,9 +27,9 @@ static void *probe(void *arg)
     char url[128];
     daemon_url(p->d, "/healthz", url, sizeof url);
     while (!p->stop) {
-        double t0 = now_s();
+        double t0 = mono_seconds();
         struct http_resp *r = http_do("GET", url, NULL, NULL);
-        double dt = now_s() - t0;
+        double dt = mono_seconds() - t0;
         if (r->status == 200)
             p->ok++;
         else
@@ -64,7 +56,7 @@ static void test_slow_client(void)
     const char *head = "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Type: "
                        "application/json\r\nContent-Length: 60\r\n\r\n";
     CU_ASSERT(write(fd, head, strlen(head)) == (ssize_t)strlen(head));
-    double t0 = now_s();
+    double t0 = mono_seconds();
     bool cut = false;
     for (int i = 0; i < 20 && !cut; i++) {
         if (write(fd, "{", 1) != 1)
@@ -80,7 +72,7 @@ static void test_slow_client(void)
                 cut = true;
         }
     }
-    double held = now_s() - t0;
+    double held = mono_seconds() - t0;
     close(fd);
     p.stop = true;
     pthread_join(t, NULL);
