@@ -294,21 +294,25 @@ G16=$($LG -c 16 -d "$SECS" -g "$out/get.txt" "127.0.0.1:$PORT")
 # The 304s and the hello are measured in alternating rounds, 304s-hello-hello-304s repeated,
 # SECS seconds each in all, so that what else the machine does during the measurement falls
 # on both alike (the hello's own rate moved by a third between runs measured one after the
-# other). Each side's line sums its rounds: requests over their time, the median round's p50,
-# the worst round's p99 and max. Its CPU is the sum of its rounds'.
+# other). Each side's line sums its rounds: requests over their time (a round that answered
+# nothing counts its whole length), the median of the rounds' p50s, the worst round's p99 and
+# max. Its CPU is the sum of its rounds'.
 echo "/hello" >"$out/hello.txt"
 ROUNDS=4
 RSECS=$(awk -v s="$SECS" -v r="$ROUNDS" 'BEGIN { printf "%.3f", s / r }')
 combine() { # loadgen lines on stdin -> one line of their sums
-  awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[NR, kv[1]] = kv[2] } }
-       END { for (r = 1; r <= NR; r++) { n += v[r, "requests"]; ok += v[r, "ok"]; e += v[r, "errors"]
-               if (v[r, "rps"] > 0) t += v[r, "requests"] / v[r, "rps"]
-               p50[r] = v[r, "p50_ms"]; if (v[r, "p99_ms"] > p99) p99 = v[r, "p99_ms"]
+  awk -v rsecs="$RSECS" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[NR, kv[1]] = kv[2] } }
+       END { m = 0
+             for (r = 1; r <= NR; r++) { n += v[r, "requests"]; ok += v[r, "ok"]; e += v[r, "errors"]
+               t += v[r, "rps"] > 0 ? v[r, "requests"] / v[r, "rps"] : rsecs
+               if (v[r, "requests"] > 0) p50[++m] = v[r, "p50_ms"]
+               if (v[r, "p99_ms"] > p99) p99 = v[r, "p99_ms"]
                if (v[r, "max_ms"] > mx) mx = v[r, "max_ms"] }
-             for (i = 2; i <= NR; i++) for (j = i; j > 1 && p50[j - 1] > p50[j]; j--) {
+             for (i = 2; i <= m; i++) for (j = i; j > 1 && p50[j - 1] > p50[j]; j--) {
                x = p50[j]; p50[j] = p50[j - 1]; p50[j - 1] = x }
-             printf "requests=%d ok=%d errors=%d rps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
-                    n, ok, e, (t > 0 ? n / t : 0), p50[int((NR + 1) / 2)], p99, mx }'
+             med = m == 0 ? 0 : m % 2 ? p50[(m + 1) / 2] : (p50[m / 2] + p50[m / 2 + 1]) / 2
+             printf "requests=%.0f ok=%.0f errors=%.0f rps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
+                    n, ok, e, (t > 0 ? n / t : 0), med, p99, mx }'
 }
 N_LINES=(); H_LINES=(); NP=0; NT=0; HP=0; HT=0
 round_304() {
