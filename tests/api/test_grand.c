@@ -9,7 +9,6 @@
 #include "tests/api/client.h"
 #include "tests/common/testkit.h"
 
-#include <libpq-fe.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -822,6 +821,28 @@ static void test_export_import(void)
 
 /* ---- keys, versions, long polls ---- */
 
+/* The status of GET `path` with If-None-Match: `etag`. */
+static long status_if_none_match(const char *path, const char *etag)
+{
+    char inm[80];
+    snprintf(inm, sizeof inm, "If-None-Match: %s", etag);
+    const char *h[] = {inm, NULL};
+    struct http_resp *r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h);
+    long status = r->status;
+    http_free(r);
+    return status;
+}
+
+/* GET `path`: 200, and its ETag in `etag`. */
+static void etag_of_get(const char *path, char *etag, size_t len)
+{
+    struct http_resp *r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    etag[0] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, len));
+    http_free(r);
+}
+
 static void test_keys_and_versions(void)
 {
     struct camp g, m;
@@ -834,22 +855,15 @@ static void test_keys_and_versions(void)
     CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, sizeof etag));
     long long v = http_int(r, "version");
     http_free(r);
-    char inm[80];
-    snprintf(inm, sizeof inm, "If-None-Match: %s", etag);
-    const char *h[] = {inm, NULL};
     char path[200];
     snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s", g.id);
-    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h);
-    CU_ASSERT_EQUAL(r->status, 304);
-    http_free(r);
+    CU_ASSERT_EQUAL(status_if_none_match(path, etag), 304);
     /* The daemon that made the write sees it without waiting for the database's announcement:
      * the grand campaign's is held back here (its trigger off), so only the write itself can
      * tell this daemon that the grand campaign moved. */
-    PGconn *sql = PQconnectdb(api_conninfo);
-    PGresult *q = PQexec(sql, "ALTER TABLE grand_campaigns DISABLE TRIGGER "
-                              "grand_campaigns_version_notify");
-    CU_ASSERT_EQUAL(PQresultStatus(q), PGRES_COMMAND_OK);
-    PQclear(q);
+    CU_ASSERT(
+        sql_exec_on(api_conninfo,
+                    "ALTER TABLE grand_campaigns DISABLE TRIGGER grand_campaigns_version_notify"));
     expect_status(
         camp_post(&api_daemon, &m, ORGANIZER, "/battles",
                   "{\"scenario\":\"Tenaru\",\"first_player\":\"allies\",\"cards\":{\"allies\":"
@@ -858,25 +872,14 @@ static void test_keys_and_versions(void)
     r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
     CU_ASSERT(http_int(r, "version") > v);
     http_free(r);
-    r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h);
-    CU_ASSERT_EQUAL(r->status, 200);
-    http_free(r);
-    q = PQexec(sql, "ALTER TABLE grand_campaigns ENABLE TRIGGER grand_campaigns_version_notify");
-    CU_ASSERT_EQUAL(PQresultStatus(q), PGRES_COMMAND_OK);
-    PQclear(q);
-    PQfinish(sql);
+    CU_ASSERT_EQUAL(status_if_none_match(path, etag), 200);
+    CU_ASSERT(sql_exec_on(
+        api_conninfo, "ALTER TABLE grand_campaigns ENABLE TRIGGER grand_campaigns_version_notify"));
     /* A key of the grand campaign acts on its campaign; a new key stops the old one in both. */
-    char log_path[200], log_etag[40] = "", log_inm[80];
+    char log_path[200], log_etag[40];
     snprintf(log_path, sizeof log_path, "/api/v1/campaigns/%s/log", m.id);
-    r = api(&api_daemon, "GET", log_path, NULL, ANYONE, NULL, NULL);
-    CU_ASSERT_EQUAL(r->status, 200);
-    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", log_etag, sizeof log_etag));
-    http_free(r);
-    snprintf(log_inm, sizeof log_inm, "If-None-Match: %s", log_etag);
-    const char *hl[] = {log_inm, NULL};
-    r = api(&api_daemon, "GET", log_path, NULL, ANYONE, NULL, hl);
-    CU_ASSERT_EQUAL(r->status, 304);
-    http_free(r);
+    etag_of_get(log_path, log_etag, sizeof log_etag);
+    CU_ASSERT_EQUAL(status_if_none_match(log_path, log_etag), 304);
     struct camp old = m;
     r = grand_req(&api_daemon, "POST", &g, ORGANIZER, "/keys/axis", "{}");
     CU_ASSERT_EQUAL(r->status, 200);
@@ -885,6 +888,9 @@ static void test_keys_and_versions(void)
     http_free(r);
     /* The campaign's log says so, and its ETag (the campaign's version) moved with the line: the
      * ETag read before gets the whole log, not a 304. */
+    char log_inm[80];
+    snprintf(log_inm, sizeof log_inm, "If-None-Match: %s", log_etag);
+    const char *hl[] = {log_inm, NULL};
     r = api(&api_daemon, "GET", log_path, NULL, ANYONE, NULL, hl);
     CU_ASSERT_EQUAL(r->status, 200);
     size_t lines = json_array_size(r->json);
@@ -998,28 +1004,6 @@ static void test_keys_and_versions(void)
             NULL);
     CU_ASSERT_EQUAL(r->status, 200);
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "campaigns")), 4);
-    http_free(r);
-}
-
-/* The status of GET `path` with If-None-Match: `etag`. */
-static long status_if_none_match(const char *path, const char *etag)
-{
-    char inm[80];
-    snprintf(inm, sizeof inm, "If-None-Match: %s", etag);
-    const char *h[] = {inm, NULL};
-    struct http_resp *r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, h);
-    long status = r->status;
-    http_free(r);
-    return status;
-}
-
-/* GET `path`: 200, and its ETag in `etag`. */
-static void etag_of_get(const char *path, char *etag, size_t len)
-{
-    struct http_resp *r = api(&api_daemon, "GET", path, NULL, ANYONE, NULL, NULL);
-    CU_ASSERT_EQUAL(r->status, 200);
-    etag[0] = '\0';
-    CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, len));
     http_free(r);
 }
 
