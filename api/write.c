@@ -139,10 +139,10 @@ static long long write_version(const struct write_ctx *w)
 
 /* After a commit: this daemon reads its own write at once, before the database announces it
  * (what it changed without knowing the new version is read again), and the long polls on it
- * wake; on a campaign of a grand campaign, those on the grand one too, and with a new key
- * through it (grand_wide), those on its other campaigns. A write on the grand campaign itself
- * may leave its campaigns unchanged (the next campaign started): their versions are read
- * again, and their long polls wake when the database announces a change. */
+ * wake; on a campaign of a grand campaign, those on the grand one too. The campaigns of a grand
+ * campaign that the action moved besides (a new key, a chat link: g->members_moved) are read
+ * again and woken alike; a write that moved none of them (the next campaign started) leaves
+ * them as they are. */
 static void changed(const struct write_ctx *w, unsigned long ticket)
 {
     if (w->op->campaign) {
@@ -151,21 +151,17 @@ static void changed(const struct write_ctx *w, unsigned long ticket)
         if (w->c->grand_id[0]) {
             listener_doubt(w->c->grand_id);
             waiters_changed(w->c->grand_id);
-            /* The others it moved: their new versions are read again, and their long polls
-             * wake to read them. */
-            for (int i = 0; w->op->grand_wide && i < w->g->nmembers; i++)
-                if (strcmp(w->g->members[i].id, w->c->id) != 0) {
-                    listener_doubt(w->g->members[i].id);
-                    waiters_changed(w->g->members[i].id);
-                }
         }
     }
     if (w->op->grand) {
         listener_wrote(ticket, w->g->id, w->g->version);
         waiters_changed(w->g->id);
-        for (int i = 0; i < w->g->nmembers; i++)
-            listener_doubt(w->g->members[i].id);
     }
+    for (int i = 0; w->g && w->g->members_moved && i < w->g->nmembers; i++)
+        if (!w->op->campaign || strcmp(w->g->members[i].id, w->c->id) != 0) {
+            listener_doubt(w->g->members[i].id);
+            waiters_changed(w->g->members[i].id);
+        }
 }
 
 /* A key that a re-issue replaced: said so, for the person holding the old link. */
@@ -236,6 +232,8 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
     w->status = 0;
     w->location[0] = '\0';
     w->role = ROLE_NONE;
+    if (w->g) /* what an earlier attempt moved is not this one's */
+        w->g->members_moved = false;
     const char *scope = "";
     enum role replaced = ROLE_NONE;
     char keybuf[KEY_TEXT_LEN + 8];

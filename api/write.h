@@ -44,9 +44,9 @@ struct write_op {
      * it so for the next (campaign/state_cache.h; --check-state compares it with the stored) */
     bool reloads;
     /* on a campaign of a grand campaign, the action may write to every campaign of it (a new
-     * key): they are locked first, in the order a grand campaign's writes lock them, and after
-     * the commit this daemon knows that each of them moved. w->g is the action's, to load the
-     * grand campaign into */
+     * key): they are locked first, in the order a grand campaign's writes lock them. w->g is
+     * the action's, to load the grand campaign into (its members_moved then says which
+     * campaigns this daemon is to read again after the commit) */
     bool grand_wide;
 };
 

@@ -193,8 +193,8 @@ enum cres chat_set(struct db *db, struct campaign *c, struct grand *g, const cha
             free(text);
         }
         /* Their logs changed: their pages read them again. */
-        if (rc == C_OK && g->nmembers && !db_grand_members_touch(db, g->id, NULL))
-            rc = C_DBERR;
+        if (rc == C_OK)
+            rc = grand_members_touch(db, g, NULL);
     }
     json_decref(detail);
     if (rc != C_OK || !url)

@@ -232,7 +232,17 @@ enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role, cons
                            : role == ROLE_ALLIES  ? "{\"role\":\"allies\"}"
                                                   : "{\"role\":\"axis\"}"))
             return C_DBERR;
-    return g->nmembers == 0 || db_grand_members_touch(db, g->id, saved) ? C_OK : C_DBERR;
+    return grand_members_touch(db, g, saved);
+}
+
+enum cres grand_members_touch(struct db *db, struct grand *g, const char *except_id)
+{
+    if (g->nmembers == 0)
+        return C_OK;
+    if (!db_grand_members_touch(db, g->id, except_id))
+        return C_DBERR;
+    g->members_moved = true;
+    return C_OK;
 }
 
 int grand_size(const struct grand *g)

@@ -33,6 +33,10 @@ struct grand {
     enum chat_kind webhook_kind;
     int nmembers; /* the campaigns started so far, in order */
     struct grand_member members[GRAND_MAX_CAMPAIGNS];
+    /* the write in progress moved its campaigns on a version (grand_members_touch), all but
+     * the one it came through: after the commit, that write's daemon reads their versions
+     * again and wakes their long polls. Cleared by grand_load. */
+    bool members_moved;
 };
 
 struct grand_input {
@@ -77,6 +81,10 @@ enum cres grand_next(struct db *db, struct grand *g, const struct grand_next_inp
  * each moved on a version but `saved`, the campaign the write saves itself; NULL: none). */
 enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role, const char *saved,
                             char key[KEY_TEXT_LEN + 1], struct cerr *e);
+
+/* Every campaign of `g` but `except_id` (NULL: none) moves on a version, for what was written
+ * beside them (a line in each one's log); g->members_moved says so. */
+enum cres grand_members_touch(struct db *db, struct grand *g, const char *except_id);
 
 /* Bumps the grand campaign's version (after a write to it). */
 enum cres grand_save(struct db *db, struct grand *g);

@@ -1007,6 +1007,77 @@ static void test_keys_and_versions(void)
     http_free(r);
 }
 
+/* A write made through this daemon, the database's announcements of campaigns held back
+ * (their trigger off), so that only the write itself can tell the daemon what it moved: it
+ * wakes a long poll (20 s) parked on `m`'s standing with a 200 long before its wait runs out,
+ * and the standing's ETag read before it no longer gets a 304. `write` makes it and gives its
+ * status. */
+static void write_wakes_poll(const struct camp *m, long (*write)(const void *), const void *arg)
+{
+    char standing[200], etag[40];
+    snprintf(standing, sizeof standing, "/api/v1/campaigns/%s", m->id);
+    /* The listener is current (the daemon hears its own pings), so the standing's 304 is
+     * answered from memory, and a long poll parked on it would wait its 20 s out (but for the
+     * one read below). */
+    CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_version_listener_current", 1, 10000));
+    CU_ASSERT(sql_exec_on(api_conninfo,
+                          "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"));
+    etag_of_get(standing, etag, sizeof etag);
+    CU_ASSERT_EQUAL(status_if_none_match(standing, etag), 304);
+    long parked = daemon_metric(&api_daemon, "m44d_long_polls_waiting");
+    long polls = daemon_metric(&api_daemon, "m44d_version_polls_total");
+    struct poll_arg poll = {.d = &api_daemon, .c = m, .wait = 20};
+    snprintf(poll.inm, sizeof poll.inm, "If-None-Match: %s", etag);
+    pthread_t poller;
+    bool polling = pthread_create(&poller, NULL, long_poll_thread, &poll) == 0;
+    CU_ASSERT(polling);
+    CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_long_polls_waiting", parked + 1, 5000));
+    /* The first long poll parked under a listener's connection makes the daemon read the
+     * versions of what is parked once (what changed before it listened), within
+     * --version-poll-ms (400 ms). Run after the write, that read would wake the poll too:
+     * it is let happen first, if it is to happen (not when earlier tests made it already). */
+    for (int i = 0; i < 20 && daemon_metric(&api_daemon, "m44d_version_polls_total") == polls; i++)
+        tk_sleep_ms(100);
+    double written_at = mono_seconds();
+    CU_ASSERT_EQUAL(write(arg), 200);
+    if (polling)
+        pthread_join(poller, NULL);
+    /* Woken by the write, with the new version, long before its wait ran out. */
+    CU_ASSERT_EQUAL(poll.status, 200);
+    CU_ASSERT(poll.done_at - written_at < 15.0);
+    CU_ASSERT_EQUAL(status_if_none_match(standing, etag), 200);
+    CU_ASSERT(
+        sql_exec_on(api_conninfo, "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"));
+}
+
+/* A new Axis key given through campaign `c` of a grand campaign: its status. */
+static long key_through(const void *c)
+{
+    struct http_resp *r = camp_post(&api_daemon, c, ORGANIZER, "/keys/axis", "{}");
+    long status = r->status;
+    http_free(r);
+    return status;
+}
+
+/* A new Axis key of grand campaign `g`: its status. */
+static long grand_key(const void *g)
+{
+    struct http_resp *r = grand_req(&api_daemon, "POST", g, ORGANIZER, "/keys/axis", "{}");
+    long status = r->status;
+    http_free(r);
+    return status;
+}
+
+/* Grand campaign `g`'s chat link removed (a line in each of its campaigns' logs): its status. */
+static long grand_chat_off(const void *g)
+{
+    struct http_resp *r =
+        grand_req(&api_daemon, "POST", g, ORGANIZER, "/webhook", "{\"url\":null}");
+    long status = r->status;
+    http_free(r);
+    return status;
+}
+
 struct reissue_shot {
     const struct camp *c;
     pthread_barrier_t *start;
@@ -1031,53 +1102,17 @@ static void test_key_through_one_campaign(void)
     CU_ASSERT_FATAL(start_next(&g, 1, "Guadalcanal", &m1));
     expect_status(camp_post(&api_daemon, &m1, ORGANIZER, "/finish", "{}"), 200, "finish");
     CU_ASSERT_FATAL(start_next(&g, 2, "Marshall Islands", &m2));
-    char log1[200], standing1[200], etag[40];
+    char log1[200], etag[40];
     snprintf(log1, sizeof log1, "/api/v1/campaigns/%s/log", m1.id);
-    snprintf(standing1, sizeof standing1, "/api/v1/campaigns/%s", m1.id);
     /* A new key given through the second campaign is the first one's too: its log has the
      * line, so the ETag read before it gets the whole log. */
     etag_of_get(log1, etag, sizeof etag);
     CU_ASSERT_EQUAL(status_if_none_match(log1, etag), 304);
-    struct http_resp *r = camp_post(&api_daemon, &m2, ORGANIZER, "/keys/axis", "{}");
-    CU_ASSERT_EQUAL(r->status, 200);
-    http_free(r);
+    CU_ASSERT_EQUAL(key_through(&m2), 200);
     CU_ASSERT_EQUAL(status_if_none_match(log1, etag), 200);
-    /* The daemon that gave it knows at once that the first campaign moved: the database's
-     * announcements of campaigns are held back here (their trigger off), so only the write
-     * itself can tell it. Its listener is current (it hears its own pings), so it answers the
-     * standing's 304 from memory, and a long poll parked on it would wait its 20 s out (but
-     * for the one read below). */
-    CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_version_listener_current", 1, 10000));
-    CU_ASSERT(sql_exec_on(api_conninfo,
-                          "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"));
-    etag_of_get(standing1, etag, sizeof etag);
-    CU_ASSERT_EQUAL(status_if_none_match(standing1, etag), 304);
-    long parked = daemon_metric(&api_daemon, "m44d_long_polls_waiting");
-    long polls = daemon_metric(&api_daemon, "m44d_version_polls_total");
-    struct poll_arg poll = {.d = &api_daemon, .c = &m1, .wait = 20};
-    snprintf(poll.inm, sizeof poll.inm, "If-None-Match: %s", etag);
-    pthread_t poller;
-    bool polling = pthread_create(&poller, NULL, long_poll_thread, &poll) == 0;
-    CU_ASSERT(polling);
-    CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_long_polls_waiting", parked + 1, 5000));
-    /* The first long poll parked under a listener's connection makes the daemon read the
-     * versions of what is parked once (what changed before it listened), within
-     * --version-poll-ms (400 ms). Run after the write, that read would wake the poll too:
-     * it is let happen first, if it is to happen (not when earlier tests made it already). */
-    for (int i = 0; i < 20 && daemon_metric(&api_daemon, "m44d_version_polls_total") == polls; i++)
-        tk_sleep_ms(100);
-    double written_at = mono_seconds();
-    r = camp_post(&api_daemon, &m2, ORGANIZER, "/keys/axis", "{}");
-    CU_ASSERT_EQUAL(r->status, 200);
-    http_free(r);
-    if (polling)
-        pthread_join(poller, NULL);
-    /* Woken by the write, with the new version, long before its wait ran out. */
-    CU_ASSERT_EQUAL(poll.status, 200);
-    CU_ASSERT(poll.done_at - written_at < 15.0);
-    CU_ASSERT_EQUAL(status_if_none_match(standing1, etag), 200);
-    CU_ASSERT(
-        sql_exec_on(api_conninfo, "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"));
+    /* The daemon that gave it knows at once that the first campaign moved, and wakes its long
+     * polls. */
+    write_wakes_poll(&m1, key_through, &m2);
     /* Two new keys at the same moment, through each campaign: both given, one after the other,
      * without the database ever finding them waiting for each other (a deadlock is a failed
      * statement, retried, after a second's wait). */
@@ -1104,6 +1139,21 @@ static void test_key_through_one_campaign(void)
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, "m44d_db_errors_total"), errors);
 }
 
+/* A write on the grand campaign that moves its campaigns (a new key, its chat link) wakes their
+ * long polls on the daemon that made it, as a write on one of them does. */
+static void test_grand_writes_wake_campaigns(void)
+{
+    struct camp g, m1, m2;
+    CU_ASSERT_FATAL(
+        grand_create("{\"name\":\"Woken\",\"grand_ruleset\":\"island-hoppers-grand\"}", &g));
+    CU_ASSERT_FATAL(start_next(&g, 1, "Guadalcanal", &m1));
+    expect_status(camp_post(&api_daemon, &m1, ORGANIZER, "/finish", "{}"), 200, "finish");
+    CU_ASSERT_FATAL(start_next(&g, 2, "Marshall Islands", &m2));
+    write_wakes_poll(&m1, grand_key, &g);
+    write_wakes_poll(&m2, grand_key, &g);
+    write_wakes_poll(&m1, grand_chat_off, &g);
+}
+
 void register_grand_tests(void)
 {
     CU_pSuite s = CU_add_suite("grand campaigns", suite_init, suite_clean);
@@ -1113,4 +1163,6 @@ void register_grand_tests(void)
     CU_add_test(s, "one set of keys; versions move with the campaigns", test_keys_and_versions);
     CU_add_test(s, "a new key through one campaign: the others move; two at once do not deadlock",
                 test_key_through_one_campaign);
+    CU_add_test(s, "a new key or chat link of a grand campaign wakes its campaigns' long polls",
+                test_grand_writes_wake_campaigns);
 }
