@@ -45,8 +45,8 @@ struct write_op {
     bool reloads;
     /* on a campaign of a grand campaign, the action may write to every campaign of it (a new
      * key): they are locked first, in the order a grand campaign's writes lock them. w->g is
-     * the action's, to load the grand campaign into (its members_moved then says which
-     * campaigns this daemon is to read again after the commit) */
+     * the action's, to load the grand campaign into (its members_moved then says whether
+     * the action moved the other campaigns, which this daemon reads again after the commit) */
     bool grand_wide;
 };
 

@@ -33,9 +33,10 @@ struct grand {
     enum chat_kind webhook_kind;
     int nmembers; /* the campaigns started so far, in order */
     struct grand_member members[GRAND_MAX_CAMPAIGNS];
-    /* the write in progress moved its campaigns on a version (grand_members_touch), all but
-     * the one it came through: after the commit, that write's daemon reads their versions
-     * again and wakes their long polls. Cleared by grand_load. */
+    /* the write in progress moved its campaigns on a version (grand_members_touch; all but
+     * the one given to it): after the commit, the daemon that made the write reads their
+     * versions again and wakes their long polls. Cleared by grand_load, and by each attempt
+     * of a write. */
     bool members_moved;
 };
 

@@ -42,7 +42,8 @@ void listener_learned(unsigned long ticket, const char *id, long long version);
 void listener_wrote(unsigned long ticket, const char *id, long long version);
 
 /* A write through this daemon committed a change to `id` whose version it does not know (a
- * grand campaign moved by one of its campaigns): `id` is read from the database again. */
+ * grand campaign moved by one of its campaigns, the other campaigns of a grand campaign moved by
+ * its new key or chat link): `id` is read from the database again. */
 void listener_doubt(const char *id);
 
 /* Changes whenever everything known is forgotten (a new listener connection): a poll made under one

@@ -55,6 +55,9 @@ struct poll_arg {
 };
 void *long_poll_thread(void *arg);
 
+/* The daemon's metric of long polls woken for `cause` ("write", "heard", "other_daemon"). */
+#define WAKES_BY(cause) "m44d_long_poll_wakes_total{cause=\"" cause "\"}"
+
 /* A second m44d on a database of its own (named after `prefix`), for a suite's set-up: 0 when
  * it runs; and its tear-down: 0 when it stopped cleanly. */
 int other_daemon_start(struct daemon *d, char **db, const char *prefix);

@@ -408,8 +408,6 @@ static void long_poll(const struct daemon *waiting_on, const struct daemon *writ
     CU_ASSERT_EQUAL(daemon_metric(waiting_on, "m44d_long_polls_waiting"), 0);
 }
 
-#define WAKES_BY(cause) "m44d_long_poll_wakes_total{cause=\"" cause "\"}"
-
 static void test_long_poll(void)
 {
     /* Woken by the write itself: on a daemon that neither listens for the database's
