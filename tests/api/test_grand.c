@@ -1016,10 +1016,13 @@ static void test_keys_and_versions(void)
 /* A write made through this daemon, the database's announcements of campaigns held back
  * (their trigger off), so that only the write itself can tell the daemon what it moved: it
  * wakes a long poll (20 s) parked on `m`'s standing with a 200 long before its wait runs out,
- * and the standing's ETag read before it no longer gets a 304. `write` makes it and gives its
- * status. */
-static void write_wakes_poll(const struct camp *m, long (*write)(const void *), const void *arg)
+ * and the standing's ETag read before it no longer gets a 304. The write is the organizer's
+ * POST /api/v1/<kind>/<by's id><suffix> with `body` ("campaigns" or "grand-campaigns"). */
+static void write_wakes_poll(const struct camp *m, const char *kind, const struct camp *by,
+                             const char *suffix, const char *body)
 {
+    char write_path[256];
+    snprintf(write_path, sizeof write_path, "/api/v1/%s/%s%s", kind, by->id, suffix);
     char standing[200], etag[40];
     snprintf(standing, sizeof standing, "/api/v1/campaigns/%s", m->id);
     /* The listener is current (the daemon hears its own pings), so the standing's 304 is
@@ -1046,7 +1049,7 @@ static void write_wakes_poll(const struct camp *m, long (*write)(const void *), 
         tk_sleep_ms(100);
     long woken = daemon_metric(&api_daemon, WAKES_BY("write"));
     double written_at = mono_seconds();
-    CU_ASSERT_EQUAL(write(arg), 200);
+    expect_status(api(&api_daemon, "POST", write_path, by, ORGANIZER, body, NULL), 200, write_path);
     if (polling)
         pthread_join(poller, NULL);
     /* Woken by the write, with the new version, long before its wait ran out: by the write
@@ -1057,34 +1060,6 @@ static void write_wakes_poll(const struct camp *m, long (*write)(const void *), 
     CU_ASSERT_EQUAL(status_if_none_match(standing, etag), 200);
     CU_ASSERT(
         sql_exec_on(api_conninfo, "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"));
-}
-
-/* A new Axis key given through campaign `c` of a grand campaign: its status. */
-static long key_through(const void *c)
-{
-    struct http_resp *r = camp_post(&api_daemon, c, ORGANIZER, "/keys/axis", "{}");
-    long status = r->status;
-    http_free(r);
-    return status;
-}
-
-/* A new Axis key of grand campaign `g`: its status. */
-static long grand_key(const void *g)
-{
-    struct http_resp *r = grand_req(&api_daemon, "POST", g, ORGANIZER, "/keys/axis", "{}");
-    long status = r->status;
-    http_free(r);
-    return status;
-}
-
-/* Grand campaign `g`'s chat link removed (a line in each of its campaigns' logs): its status. */
-static long grand_chat_off(const void *g)
-{
-    struct http_resp *r =
-        grand_req(&api_daemon, "POST", g, ORGANIZER, "/webhook", "{\"url\":null}");
-    long status = r->status;
-    http_free(r);
-    return status;
 }
 
 struct reissue_shot {
@@ -1117,11 +1092,11 @@ static void test_key_through_one_campaign(void)
      * line, so the ETag read before it gets the whole log. */
     etag_of_get(log1, etag, sizeof etag);
     CU_ASSERT_EQUAL(status_if_none_match(log1, etag), 304);
-    CU_ASSERT_EQUAL(key_through(&m2), 200);
+    expect_status(camp_post(&api_daemon, &m2, ORGANIZER, "/keys/axis", "{}"), 200, "new key");
     CU_ASSERT_EQUAL(status_if_none_match(log1, etag), 200);
     /* The daemon that gave it knows at once that the first campaign moved, and wakes its long
      * polls. */
-    write_wakes_poll(&m1, key_through, &m2);
+    write_wakes_poll(&m1, "campaigns", &m2, "/keys/axis", "{}");
     /* Two new keys at the same moment, through each campaign: both given, one after the other,
      * without the database ever finding them waiting for each other (a deadlock is a failed
      * statement, retried, after a second's wait). */
@@ -1158,9 +1133,10 @@ static void test_grand_writes_wake_campaigns(void)
     CU_ASSERT_FATAL(start_next(&g, 1, "Guadalcanal", &m1));
     expect_status(camp_post(&api_daemon, &m1, ORGANIZER, "/finish", "{}"), 200, "finish");
     CU_ASSERT_FATAL(start_next(&g, 2, "Marshall Islands", &m2));
-    write_wakes_poll(&m1, grand_key, &g);
-    write_wakes_poll(&m2, grand_key, &g);
-    write_wakes_poll(&m1, grand_chat_off, &g);
+    write_wakes_poll(&m1, "grand-campaigns", &g, "/keys/axis", "{}");
+    write_wakes_poll(&m2, "grand-campaigns", &g, "/keys/axis", "{}");
+    /* The chat link removed: a line in each campaign's log. */
+    write_wakes_poll(&m1, "grand-campaigns", &g, "/webhook", "{\"url\":null}");
 }
 
 void register_grand_tests(void)
