@@ -429,7 +429,8 @@ bool scope_applies(const struct scope *sc, int number, const char *scenario, int
 /* Whether it is shown with battle `number`'s result. */
 bool scope_applies_result(const struct scope *sc, int number);
 
-/* Two scenario names are the same: whole names, letter case and spacing ignored (RULES.md 9). */
+/* Two scenario names are the same: whole names, letter case (accented Latin letters too) and
+ * spacing ignored (RULES.md 9). */
 bool scenario_names_match(const char *a, const char *b);
 
 /* What the events in force at a battle, and whose scope takes it in (scope_applies), change in

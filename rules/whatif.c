@@ -91,6 +91,31 @@ static const char *skip_spaces(const char *p)
     return p;
 }
 
+/* The next character of a name as a code point, lower case: ASCII, Latin-1 and Latin
+ * Extended-A ("MONT PINÇON", "ŁÓDŹ"), the letters of the scenarios' places. A byte that does not
+ * start a valid two-byte sequence is taken as it is. */
+static unsigned next_folded(const char **p)
+{
+    const unsigned char *s = (const unsigned char *)*p;
+    unsigned cp = s[0];
+    if (cp >= 0xC2 && cp <= 0xDF && (s[1] & 0xC0) == 0x80) {
+        cp = ((cp & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+        *p += 2;
+    } else {
+        *p += cp ? 1 : 0;
+        return cp < 0x80 ? (unsigned)tolower((int)cp) : cp | 0x10000u; /* a stray byte */
+    }
+    if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) /* À..Þ but × */
+        return cp + 0x20;
+    if ((cp >= 0x100 && cp <= 0x137) || (cp >= 0x14A && cp <= 0x177)) /* Ā ā .. Ķ ķ, Ŋ ŋ .. Ŷ ŷ */
+        return cp == 0x130 ? 'i' : cp | 1u;                           /* İ */
+    if ((cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E)) /* Ĺ ĺ .. Ň ň, Ź ź .. Ž ž */
+        return cp & 1u ? cp + 1 : cp;
+    if (cp == 0x178) /* Ÿ */
+        return 0xFF;
+    return cp;
+}
+
 bool scenario_names_match(const char *a, const char *b)
 {
     if (!a || !b)
@@ -108,11 +133,10 @@ bool scenario_names_match(const char *a, const char *b)
             if (!*a || !*b)
                 return !*a && !*b;
         }
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+        if (!*a || !*b)
+            return !*a && !*b;
+        if (next_folded(&a) != next_folded(&b))
             return false;
-        if (!*a)
-            return true;
-        a++, b++;
     }
 }
 

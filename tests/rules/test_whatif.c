@@ -239,6 +239,25 @@ static void test_name_matching(void)
         {"Hel", "Hel Peninsula", false},
         {"", "", true},
         {"Hel", "", false},
+        /* Letters beyond ASCII: Latin-1 and Latin Extended-A, upper and lower case. */
+        {"Mont Pinçon", "MONT PINÇON", true},
+        {"Mont Pinçon", "mont pinÇon", true},
+        {"Mont Pinçon", "Mont Pincon", false},
+        {"Łódź", "ŁÓDŹ", true},
+        {"Łódź", "Lodz", false},
+        {"Żnin", "żNIN", true},
+        {"Åland", "åland", true},
+        {"Kota × Bharu", "Kota ÷ Bharu", false},
+        {"ÿ", "Ÿ", true},
+        {"İ", "i", true},
+        {"Ķ", "ĸ", false},
+        {"ŉ", "ň", false},
+        /* Bytes that are not such letters are compared as they are. */
+        {"\xe2\x80\x94 Hel", "\xe2\x80\x94 hel", true},
+        {"\xe2\x80\x94", "\xe2\x80\x95", false},
+        {"\xc3", "\xc3\x87", false},
+        {"\xff", "\xff", true},
+        {"\xc3\x28", "\xe3\x28", false},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         bool got = scenario_names_match(t[i].a, t[i].b);
