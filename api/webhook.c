@@ -171,7 +171,7 @@ static enum cres organizer_only(struct cerr *err, enum role role)
     if (role != ROLE_ORGANIZER)
         return refuse(err, PROBLEM_FORBIDDEN, NULL,
                       "Only the organizer sees how the chat goes; this is the %s key.",
-                      role_name(role));
+                      side_title(role_side(role)));
     return C_OK;
 }
 

@@ -77,13 +77,17 @@ void reply_cerr(struct req *r, const struct cerr *e)
     reply_problem_extra(r, e->code, extra, "%s", e->detail);
 }
 
-/* SHA-256 over what makes two requests the same: method, path, role, body. */
-static void request_hash(const struct req *r, enum role role, char out[65])
+/* SHA-256 over what makes two requests the same: method, path, role, the key that sent it,
+ * body. The key is in it so that an answer is only ever given again to the key it was given to:
+ * a key a re-issue replaced gets its own lost answers, never one given to the key that replaced
+ * it (which may hold a new key for another role). */
+static void request_hash(const struct req *r, enum role role, const char *key, char out[65])
 {
     crypto_hash_sha256_state st;
     uint8_t h[32];
     crypto_hash_sha256_init(&st);
-    const char *parts[] = {r->method, "\n", r->path, "\n", role_name(role), "\n"};
+    const char *parts[] = {r->method,       "\n", r->path,        "\n",
+                           role_name(role), "\n", key ? key : "", "\n"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         crypto_hash_sha256_update(&st, (const unsigned char *)parts[i], strlen(parts[i]));
     if (r->body)
@@ -275,7 +279,7 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
             if (w->role != ROLE_NONE && w->op->need == NEED_ORGANIZER && w->role != ROLE_ORGANIZER)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "Only the organizer may do this; this is the %s key.",
-                                 role_name(w->role));
+                                 side_title(role_side(w->role)));
             if (w->role != ROLE_NONE && w->op->need == NEED_SIDE && w->role == ROLE_ORGANIZER)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "A side acts with its own key; this is the organizer's key.");
@@ -298,7 +302,7 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
             snprintf(scope_buf, sizeof scope_buf, "%s %s|%s", r->method, r->route->pattern,
                      r->client);
         idem_derive(scoped ? scope : scope_buf, idem, ik);
-        request_hash(r, w->role != ROLE_NONE ? w->role : replaced, hash);
+        request_hash(r, w->role != ROLE_NONE ? w->role : replaced, key, hash);
         if (!scoped && db_idem_lock(db, ik->id_hex) < 0)
             return DB_TX_ERROR;
         char ttl[16];

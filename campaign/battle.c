@@ -124,8 +124,8 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
     struct battle *cur = campaign_current(c);
     if (cur && cur->phase != PHASE_FINISHED) {
         refuse(e, PROBLEM_WRONG_PHASE, NULL,
-               "Battle %d is in phase %s; record its result before the next battle.", cur->number,
-               phase_name(cur->phase));
+               "Battle %d is %s; record its result before the next battle.", cur->number,
+               phase_words(cur->phase));
         e->phase = phase_name(PHASE_FINISHED);
         return C_REFUSED;
     }

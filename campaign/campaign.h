@@ -44,6 +44,8 @@ const char *chat_kind_name(enum chat_kind k);
 bool chat_kind_parse(const char *text, enum chat_kind *k);
 
 const char *phase_name(enum phase p);
+/* Where a battle is, in players' words, to follow "Battle 2 is": "at its reserve rolls". */
+const char *phase_words(enum phase p);
 bool phase_parse(const char *s, enum phase *out);
 const char *dice_mode_name(enum dice_mode d);
 bool dice_mode_parse(const char *s, enum dice_mode *out);

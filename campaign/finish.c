@@ -64,8 +64,8 @@ enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)
     struct battle *cur = campaign_current(c);
     if (cur && cur->phase != PHASE_FINISHED) {
         refuse(e, PROBLEM_WRONG_PHASE, NULL,
-               "Battle %d is in phase %s; record its result before finishing the campaign.",
-               cur->number, phase_name(cur->phase));
+               "Battle %d is %s; record its result before finishing the campaign.", cur->number,
+               phase_words(cur->phase));
         e->phase = phase_name(PHASE_FINISHED);
         return C_REFUSED;
     }

@@ -88,8 +88,9 @@ enum cres phase_require(struct campaign *c, int number, enum phase need, struct 
     if (c->finished)
         return refuse(e, PROBLEM_CAMPAIGN_FINISHED, NULL, "The campaign is finished.");
     if (b->phase != need) {
-        refuse(e, PROBLEM_WRONG_PHASE, NULL, "Battle %d is in phase %s; this needs phase %s.",
-               number, phase_name(b->phase), phase_name(need));
+        refuse(e, PROBLEM_WRONG_PHASE, NULL,
+               "Battle %d is %s; this can only be done when it is %s.", number,
+               phase_words(b->phase), phase_words(need));
         e->phase = phase_name(need);
         return C_REFUSED;
     }

@@ -22,6 +22,13 @@ const char *phase_name(enum phase p)
     return (unsigned)p <= PHASE_FINISHED ? phase_names[p] : "?";
 }
 
+const char *phase_words(enum phase p)
+{
+    static const char *const words[] = {"being set up", "at its victory event rolls",
+                                        "at its reserve rolls", "being played", "finished"};
+    return (unsigned)p <= PHASE_FINISHED ? words[p] : "?";
+}
+
 bool phase_parse(const char *s, enum phase *out)
 {
     for (int i = 0; s && i <= PHASE_FINISHED; i++)

@@ -67,8 +67,8 @@ enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
     struct battle *first = campaign_battle(c, 1);
     if (!again && first && first->phase != PHASE_SETUP) {
         refuse(e, PROBLEM_WRONG_PHASE, NULL,
-               "What-if events are rolled before the first battle, which is in phase %s.",
-               phase_name(first->phase));
+               "What-if events are rolled before the first battle, which is %s.",
+               phase_words(first->phase));
         e->phase = phase_name(PHASE_SETUP);
         return C_REFUSED;
     }

@@ -387,6 +387,8 @@ static void test_refusals(void)
     snprintf(path, sizeof path, "/api/v1/campaigns/%s/webhook", c.id);
     r = api(&chatd, "GET", path, &c, AXIS, NULL, NULL);
     assert_problem(r, 403, "forbidden");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "Only the organizer sees how the chat goes; this is the Axis key.");
     http_free(r);
     r = api(&chatd, "GET", path, &c, ANYONE, NULL, NULL);
     assert_problem(r, 401, "unauthorized");

@@ -447,7 +447,7 @@ static void test_lost_answer_to_own_reissue(void)
     CU_ASSERT_EQUAL(b->status, 200);
     CU_ASSERT_STRING_EQUAL(a->body, b->body);
     http_free(a);
-    http_free(b);
+    struct http_resp *b_keep = b; /* the new organizer key */
     const char *another[] = {"Idempotency-Key: 3f1c0d2e-another-request-7a6b5c4d3e2f01", NULL};
     a = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", another);
     assert_problem(a, 401, "unauthorized");
@@ -463,6 +463,31 @@ static void test_lost_answer_to_own_reissue(void)
     assert_problem(a, 401, "unauthorized");
     CU_ASSERT_PTR_NOT_NULL(strstr(http_str(a, "detail"), "replaced"));
     http_free(a);
+
+    /* The new organizer key gives the Allies a new key. The old organizer key, sending that very
+     * request with its Idempotency-Key, is refused: it only gets its own answers again, never
+     * one given to the key that replaced it (here, the Allies' new key). */
+    struct camp now = c;
+    snprintf(now.key[ORGANIZER], sizeof now.key[0], "%s", http_str(b_keep, "key"));
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/keys/allies", c.id);
+    const char *allies_h[] = {"Idempotency-Key: 3f1c0d2e-allies-reissue-by-the-new-key-7a6b", NULL};
+    a = api(&api_daemon, "POST", path, &now, ORGANIZER, "{}", allies_h);
+    CU_ASSERT_EQUAL_FATAL(a->status, 200);
+    char allies_key[64];
+    snprintf(allies_key, sizeof allies_key, "%s", http_str(a, "key"));
+    http_free(a);
+    a = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", allies_h);
+    assert_problem(a, 401, "unauthorized");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(a, "detail"), "replaced"));
+    CU_ASSERT_PTR_NULL(strstr(a->body, allies_key));
+    char replayed[16];
+    CU_ASSERT_PTR_NULL(http_header(a, "Idempotent-Replayed", replayed, sizeof replayed));
+    http_free(a);
+    a = api(&api_daemon, "POST", path, &now, ORGANIZER, "{}", allies_h); /* its own: again */
+    CU_ASSERT_EQUAL(a->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(a, "key"), allies_key);
+    http_free(a);
+    http_free(b_keep);
 }
 
 void register_corrections_tests(void)
@@ -475,6 +500,6 @@ void register_corrections_tests(void)
     CU_add_test(s, "a server roll is never undone", test_server_roll_never);
     CU_add_test(s, "who may undo what", test_who_may_undo);
     CU_add_test(s, "a new key for a role: the old one refused at once", test_key_reissue);
-    CU_add_test(s, "a lost answer to the organizer's own re-issue: the same request replays",
+    CU_add_test(s, "a replaced key replays its own lost answer, never its successor's",
                 test_lost_answer_to_own_reissue);
 }

@@ -221,6 +221,7 @@ struct action_case {
     const char *header;
     long status;
     const char *code, *field, *phase;
+    const char *detail; /* in players' words: sides and phases as the pages name them */
 };
 
 static struct action_case action_cases[] = {
@@ -228,7 +229,8 @@ static struct action_case action_cases[] = {
     {"organizer for a side", &srv, ORGANIZER, "/battles/1/reserve-roll", "{}", NULL, 403,
      "forbidden"},
     {"side for the organizer", &srv, AXIS, "/battles/1/result",
-     "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 403, "forbidden"},
+     "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 403, "forbidden", NULL,
+     NULL, "Only the organizer may do this; this is the Axis key."},
     {"side sets up a battle", &srv, ALLIES, "/battles", "{}", NULL, 403, "forbidden"},
     {"Axis key rolling for the Allies", &srv, AXIS, "/battles/1/reserve-roll",
      "{\"side\":\"allies\"}", NULL, 403, "forbidden"},
@@ -244,14 +246,17 @@ static struct action_case action_cases[] = {
     {"battle 0", &srv, AXIS, "/battles/0/reserve-roll", "{}", NULL, 404, "not-found"},
     {"battle abc", &srv, AXIS, "/battles/abc/reserve-roll", "{}", NULL, 404, "not-found"},
     {"wrong phase: victory events in battle 1", &srv, AXIS, "/battles/1/victory-events", "{}", NULL,
-     409, "wrong-phase", NULL, "victory_events"},
+     409, "wrong-phase", NULL, "victory_events",
+     "Battle 1 is at its reserve rolls; this can only be done when it is at its victory event "
+     "rolls."},
     {"wrong phase: result before ready", &srv, ORGANIZER, "/battles/1/result",
      "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 409, "wrong-phase", NULL,
-     "ready"},
+     "ready", "Battle 1 is at its reserve rolls; this can only be done when it is being played."},
     {"wrong phase: next battle too early", &srv, ORGANIZER, "/battles",
      "{\"scenario\":\"B\",\"first_player\":\"axis\",\"cards\":{\"allies\":4,\"axis\":5},"
      "\"medals_to_win\":4}",
-     NULL, 409, "wrong-phase", NULL, "finished"},
+     NULL, 409, "wrong-phase", NULL, "finished",
+     "Battle 1 is at its reserve rolls; record its result before the next battle."},
     {"rolled already", &srv, ALLIES, "/battles/1/reserve-roll", "{}", NULL, 409, "already-done"},
     {"choice before rolling", &srv, AXIS, "/battles/1/reserve-choice", "{\"options\":[]}", NULL,
      409, "wrong-phase", NULL, "reserves"},
@@ -297,7 +302,8 @@ static struct action_case action_cases[] = {
     {"finish with a body", &srv, ORGANIZER, "/finish", "{\"now\":true}", NULL, 400, "unknown-field",
      "now"},
     {"finish mid-battle", &srv, ORGANIZER, "/finish", "{}", NULL, 409, "wrong-phase", NULL,
-     "finished"},
+     "finished",
+     "Battle 1 is at its reserve rolls; record its result before finishing the campaign."},
     {"result: winner both", &srv, ORGANIZER, "/battles/1/result",
      "{\"winner\":\"both\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 400, "invalid-field",
      "winner"},
@@ -326,6 +332,8 @@ static void test_action_refusals(void)
             CU_ASSERT_STRING_EQUAL(http_str(r, "field"), c->field);
         if (c->phase)
             CU_ASSERT_STRING_EQUAL(http_str(r, "phase"), c->phase);
+        if (c->detail)
+            CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), c->detail);
         http_free(r);
         CU_ASSERT_EQUAL(camp_version(&api_daemon, c->c), version);
         CU_ASSERT_EQUAL(rows(), before);
