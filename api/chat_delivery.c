@@ -23,7 +23,7 @@
 #define M44_VERSION "dev"
 #endif
 
-#define ANSWER_KEEP  300        /* bytes of an answer kept for the organizer's page */
+#define ANSWER_KEEP  300        /* bytes of an answer kept for the log */
 #define ANSWER_LIMIT (64 << 10) /* bytes of an answer read at most */
 #define IDLE_MS      500        /* how often the outbox is looked at when nothing woke us */
 
@@ -246,6 +246,22 @@ static char *body_of(const char *id, const char *kind, const char *message)
 
 enum attempt_end { SENT, RETRY, GIVE_UP };
 
+/* What a chat's refusal means, in the organizer's words (its status and answer go to the log). */
+static const char *answer_words(long status)
+{
+    if (status == 404 || status == 410)
+        return "the chat says this link does not exist (deleted, or mistyped)";
+    if (status == 401 || status == 403)
+        return "the chat does not let this link post";
+    if (status == 429)
+        return "the chat asks for fewer messages";
+    if (status >= 500)
+        return "the chat has a fault of its own";
+    if (status >= 400)
+        return "the chat refused the message";
+    return "the chat did not take the message";
+}
+
 /* Posts one message; `error` says why it was not sent. */
 static enum attempt_end post(CURL *h, const char *id, const char *url, const char *body,
                              char *error, size_t errlen)
@@ -276,8 +292,7 @@ static enum attempt_end post(CURL *h, const char *id, const char *url, const cha
     curl_slist_free_all(headers);
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    /* The chat's answer is kept for the organizer and logged: printable ASCII only, so it can
-     * neither forge a log line nor break the JSON it is shown in. */
+    /* The chat's answer is logged: printable ASCII only, so it cannot forge a log line. */
     for (char *c = x.answer; *c; c++)
         if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
             *c = (unsigned char)*c >= 0x80 ? '?' : ' ';
@@ -295,7 +310,9 @@ static enum attempt_end post(CURL *h, const char *id, const char *url, const cha
         snprintf(error, errlen, "the chat could not be reached: %s", curl_easy_strerror(rc));
         return RETRY;
     }
-    snprintf(error, errlen, "the chat answered %ld%s%s", status, x.answer[0] ? ": " : "", x.answer);
+    log_msg(LOG_INFO, "chat", "message %s: the chat answered %ld%s%s", id, status,
+            x.answer[0] ? ": " : "", x.answer);
+    snprintf(error, errlen, "%s", answer_words(status));
     /* The chat refuses this message for good (a wrong or deleted link): no use trying again. */
     bool final = status >= 400 && status < 500 && status != 408 && status != 429;
     return final ? GIVE_UP : RETRY;

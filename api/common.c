@@ -210,7 +210,8 @@ enum cres refuse_key(struct cerr *err, const char *key, enum role replaced, cons
                       "link.",
                       replaced == ROLE_ORGANIZER ? "organizer" : side_title(role_side(replaced)));
     if (key)
-        return refuse(err, PROBLEM_UNAUTHORIZED, NULL, "This key is not a key of this %s.",
+        return refuse(err, PROBLEM_UNAUTHORIZED, NULL,
+                      "This link's key is not one of this %s's: ask the organizer for a link.",
                       what ? what : "campaign");
     return refuse(err, PROBLEM_UNAUTHORIZED, NULL, "Send a key: Authorization: Bearer <key>.");
 }

@@ -65,10 +65,12 @@ static bool check_value(json_t *v, const struct jfield *f, const char *path, boo
         size_t len = json_string_length(v);
         if ((long)len < f->min || (long)len > f->max) {
             if (f->min > 0 && (long)len < f->min)
-                return jerr_set(e, PROBLEM_INVALID_FIELD, path,
-                                "%s must not be empty (at most %ld bytes).", path, f->max);
+                return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s must not be empty.", path);
+            /* In bytes, as stored; said so that a player sees why 60 emoji do not fit. */
             return jerr_set(e, PROBLEM_INVALID_FIELD, path,
-                            "%s is %zu bytes long; at most %ld are allowed.", path, len, f->max);
+                            "%s is too long: it takes %zu bytes, and %ld fit (a plain letter "
+                            "takes 1, an accented letter 2, an emoji up to 4).",
+                            path, len, f->max);
         }
         if (f->kind == JK_NAME && !recorded && text_blank(json_string_value(v), len))
             return jerr_set(e, PROBLEM_INVALID_FIELD, path, "%s is only spaces: give a name%s.",

@@ -275,7 +275,8 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
                                  "Send this campaign's key: Authorization: Bearer <key>.");
             if (w->role == ROLE_NONE && replaced == ROLE_NONE)
                 return refuse_tx(w, PROBLEM_UNAUTHORIZED,
-                                 "This key is not a key of this campaign.");
+                                 "This link's key is not one of this campaign's: ask the "
+                                 "organizer for a link.");
             if (w->role != ROLE_NONE && w->op->need == NEED_ORGANIZER && w->role != ROLE_ORGANIZER)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "Only the organizer may do this; this is the %s key.",

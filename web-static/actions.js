@@ -2,7 +2,7 @@
 // reserve choices, picking a battle, setting up a battle, the result, finishing, and undoing
 // the last action. Every error is said in words next to the control that caused it; an action
 // that cannot reach the server is queued (api.js) and said so.
-import { api, QueuedError, randomHex } from './api.js';
+import { api, QueuedError, randomHex, versionOf } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { picker, die } from './dice.js';
 import { grantWords, tokenWords, problemWords, needWords, facesWords } from './words.js';
@@ -24,7 +24,7 @@ async function perform(st, { path, body, button, err, fields, done, queue, ifMat
   button.disabled = true;
   try {
     const r = await api('POST', path, { key: st.key, body, queue, ifMatch });
-    st.setDone(typeof done === 'function' ? done(r.data) : done);
+    st.setDone(typeof done === 'function' ? done(r.data) : done, versionOf(r.etag));
     await st.reload(true);
     return r.data;
   } catch (e) {
@@ -36,7 +36,12 @@ async function perform(st, { path, body, button, err, fields, done, queue, ifMat
     showError((fields && e.field && fields[e.field]) || err, e);
     button.disabled = false;
     if (e.status === 401) st.keyRefused(e);
-    else if (e.status === 409 || e.status === 412) st.reload(true);
+    else if (e.status === 409 || e.status === 412) {
+      // The page is read again, which may redraw the control and its message: the reason is
+      // said at the top too, until something changes after what the page reads now.
+      st.setDone(`Not done: ${problemWords(e)}`, Infinity);
+      st.reload(true).catch(() => {}).finally(() => { if (st.doneVersion === Infinity) st.doneVersion = st.c.version; });
+    }
     return null;
   }
 }
@@ -55,7 +60,7 @@ function rollAction(st, what, count, label, path, explain) {
   if (st.c.dice !== 'table') {
     const b = h('button', { type: 'button', id: `roll-${what}`, onclick: () => post({ client_seed: randomHex(16) }, b) },
       st.c.dice === 'either' ? 'Let the server roll' : 'Roll');
-    box.append(b, h('p', { class: 'hint', text: 'Your browser adds a random client seed to the roll; the roll log below shows it.' }));
+    box.append(b, h('p', { class: 'hint', text: 'Your browser adds a random client seed to the roll; the roll log below shows it. A server roll cannot be undone.' }));
   }
   if (st.c.dice !== 'server') {
     let faces = [];
@@ -327,7 +332,7 @@ export function undoAction(st) {
   const u = st.c.undo;
   if (!u || !st.role) return null;
   if (!u.who.includes(st.role)) {
-    if (!u.why_not || st.role !== 'organizer') return null;
+    if (!u.why_not) return null;
     return h('p', { class: 'hint', id: 'undo-not', text: `The last action (${u.what}) cannot be undone: ${u.why_not}` });
   }
   const err = errorSlot('err-undo');

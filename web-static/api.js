@@ -93,7 +93,7 @@ let flushing = false;
 
 // Sends the queued writes in order. Each gets a definite answer (done, or refused with the
 // server's reason) and leaves the queue; one that still cannot be sent stops the flush.
-// onAnswer(item, error|null, data) is told of each.
+// onAnswer(item, error|null, data, etag) is told of each (etag: the version it made).
 export async function flushQueue(onAnswer) {
   if (flushing) return;
   flushing = true;
@@ -102,20 +102,36 @@ export async function flushQueue(onAnswer) {
       const item = q[0];
       let error = null;
       let data = null;
+      let etag = null;
       try {
-        data = (await send(item.method, item.path, item)).data;
+        ({ data, etag } = await send(item.method, item.path, item));
       } catch (e) {
         if (sendLater(e)) return; // still offline, or the server not ready: try again later
         error = e;
       }
       saveQueue(queued().filter((x) => x.idem !== item.idem));
-      onAnswer(item, error, data);
+      onAnswer(item, error, data, etag);
     }
   } finally {
     flushing = false;
   }
 }
 
+
+// What the server says of a page's key (GET <path>/role): {role}, or {refused} (401: the
+// organizer gave the role a new link, or it never was a key of it). Anything else (no
+// connection, the server busy or its database away) decides nothing: {unsure}, and the key is
+// kept and asked about again. Each holds the error, if any.
+export async function keyRole(path, key) {
+  try {
+    return { role: (await api('GET', `${path}/role`, { key })).data.role };
+  } catch (e) {
+    return e instanceof ApiError && e.status === 401 ? { refused: e } : { unsure: e };
+  }
+}
+
+// The version an ETag names ("7" -> 7), or 0.
+export const versionOf = (etag) => Number(String(etag || '').replace(/[^0-9]/g, '')) || 0;
 
 // Keeps a page current by long polling `path` (a campaign or grand campaign): st.etag is the
 // version the page shows. A change is handed to onChange(r), which takes it (true) once every

@@ -200,6 +200,21 @@ async function route() {
       setTimeout(route, 3000);
       return;
     }
+    if (e.status === 404) {
+      // A link that will never work: say so, and where to go.
+      main.replaceChildren(h('div', { class: 'card', id: 'not-found' }, h('h1', { text: 'No such campaign here' }),
+        h('p', { text: `This link leads to no ${m && m[1] === 'g' ? 'grand campaign' : 'campaign'} on this server: it may be mistyped or cut short, or belong to another server.` }),
+        h('p', {}, h('a', { href: '/', text: 'See the campaigns on this server' }))));
+      return;
+    }
+    if (e.status === 429 || e.status >= 500) {
+      // The server busy, restarting or without its database for a moment: try again by itself.
+      main.replaceChildren(h('div', { class: 'card', id: 'not-ready' }, h('h1', { text: 'Not ready just now' }),
+        h('p', { class: 'error', text: problemWords(e) }),
+        h('p', { text: 'This page tries again by itself in a few seconds.' })));
+      setTimeout(route, Math.max(3000, (e.retryAfter || 0) * 1000));
+      return;
+    }
     main.replaceChildren(h('div', { class: 'card' }, h('h1', { text: 'Something went wrong' }), h('p', { class: 'error', text: problemWords(e) }),
       h('p', {}, h('a', { href: window.location.href, text: 'Try again' }))));
   }

@@ -3,16 +3,16 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, queued, watch } from './api.js';
+import { api, flushQueue, keyRole, queued, versionOf, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
 import { verifyRolls, diceStats } from './verify.js';
 import { actionsPanel, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
-import { linkCard, linkFor } from './share.js';
+import { linkCard, linkFor, readOnlyCard } from './share.js';
 import { chatPanel } from './chat.js';
-import { remember, keysFor, forget } from './store.js';
+import { remember, keysFor, forgetKey, roleKept } from './store.js';
 import { FACE_TITLE, PHASE_WORDS, PURPOSE_WORDS, WHO, grantWords, waitingWords, needWords, sideTitle, problemWords } from './words.js';
 
 const wide = () => window.matchMedia('(min-width: 48rem)').matches;
@@ -20,18 +20,28 @@ const wide = () => window.matchMedia('(min-width: 48rem)').matches;
 export async function showCampaign(main, id) {
   const params = new URLSearchParams(window.location.hash.slice(1));
   const st = {
-    id, key: params.get('key'), role: null, keyError: null, c: null, etag: null, battle: null, rolls: [], rs: null,
-    sig: null, main, sections: {}, done: '', status: 'live', poll: null, wasMyTurn: false, history: new Map(),
+    id, key: params.get('key'), role: null, keyError: null, keyUnsure: null, c: null, etag: null, battle: null, rolls: [],
+    rs: null, sig: null, main, sections: {}, done: '', doneVersion: 0, status: 'live', poll: null, wasMyTurn: false,
+    history: new Map(),
   };
-  st.setDone = (text) => { st.done = text || ''; paintNow(st); };
+  // The top line: what this page just did, or why it was not done. `version`: the campaign's
+  // version it speaks of (a write's own); a change made elsewhere after it clears the line, so
+  // it never says "You rolled ..." of a roll the organizer has since undone.
+  st.setDone = (text, version) => {
+    st.done = text || '';
+    st.doneVersion = version || (st.c ? st.c.version : 0);
+    paintNow(st);
+  };
   st.queueCount = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`)).length;
   st.queueChanged = () => { st.sig = null; update(st); };
   st.reload = (full) => reload(st, full);
   // A key the server refuses now (the organizer gave the role a new link): the page goes on
-  // read-only and says so, and this device forgets the old link.
+  // read-only and says so, and this device forgets the old link (not a newer one it may hold
+  // for the same role).
   st.keyRefused = (e) => {
-    if (st.role) forget(id, st.role);
+    forgetKey(id, st.key);
     st.role = null;
+    st.keyUnsure = null;
     st.keyError = problemWords(e);
     st.sig = null;
     st.undoSig = null;
@@ -39,10 +49,14 @@ export async function showCampaign(main, id) {
     update(st);
   };
   if (st.key) {
-    try {
-      st.role = (await api('GET', `/campaigns/${id}/role`, { key: st.key })).data.role;
-    } catch (e) {
-      st.keyError = problemWords(e);
+    // Only a refusal says the key does not work. When the server cannot be asked just now, the
+    // page goes on as the role this device last knew the key for, and asks again.
+    const k = await keyRole(`/campaigns/${id}`, st.key);
+    if (k.role) st.role = k.role;
+    else if (k.refused) st.keyError = problemWords(k.refused);
+    else {
+      st.keyUnsure = problemWords(k.unsure);
+      st.role = roleKept(id, st.key);
     }
   }
   const first = await api('GET', `/campaigns/${id}`);
@@ -54,18 +68,33 @@ export async function showCampaign(main, id) {
   st.etag = first.etag;
   st.shown = first.etag;
   if (st.role) remember(id, st.c.name, st.role, st.key);
-  else if (st.keyError && st.key) {
-    // A link whose key no longer works: forget whichever role this device kept it for.
-    const kept = keysFor(id);
-    for (const r of Object.keys(kept)) if (kept[r] === st.key) forget(id, r);
-  }
+  else if (st.keyError && st.key) forgetKey(id, st.key); // a link whose key no longer works
   build(st);
   live(st);
   window.addEventListener('online', () => { wake(st); sendQueued(st); });
   window.addEventListener('offline', () => setStatus(st, 'offline'));
   document.addEventListener('visibilitychange', () => { if (!document.hidden) wake(st); });
   sendQueued(st);
-  setInterval(() => { if (st.queueCount()) sendQueued(st); }, 5000);
+  setInterval(() => {
+    if (st.queueCount()) sendQueued(st);
+    if (st.keyUnsure) checkKey(st);
+  }, 5000);
+}
+
+// Asks the server about the page's key again: after a wake-up, coming back online, a Refresh, and
+// every 5 s while it could not be asked. A refusal makes the page read-only; a role other than
+// the one the page went on with reloads it (the parts a role sees differ).
+async function checkKey(st) {
+  if (!st.key || st.keyError) return;
+  const k = await keyRole(`/campaigns/${st.id}`, st.key);
+  if (k.unsure) return;
+  if (k.refused) { st.keyRefused(k.refused); return; }
+  remember(st.id, st.c.name, k.role, st.key);
+  if (k.role !== st.role) { window.location.reload(); return; }
+  if (st.keyUnsure) {
+    st.keyUnsure = null;
+    fill(st.sections.header, header(st));
+  }
 }
 
 // The battle and the rolls that go with a standing `c`.
@@ -83,7 +112,13 @@ async function loadDetails(st, c) {
 // The live loop's news of the version already shown is not taken again: drawing the page anew
 // would close what a player has open on it (a confirmation, say). Returns whether it was taken.
 function commit(st, r, details, again = false) {
-  if (st.c && (r.data.version < st.c.version || (r.data.version === st.c.version && !again))) return false;
+  if (st.c && (r.data.version < st.c.version || (r.data.version === st.c.version && !again))) {
+    // What the page shows is as new: the next poll waits for a change to it (left without one,
+    // it would be answered at once, again and again).
+    st.etag = st.shown;
+    return false;
+  }
+  if (!again && st.done && r.data.version > st.doneVersion) st.done = ''; // done elsewhere since
   st.c = r.data;
   st.battle = details.battle;
   st.rolls = details.rolls;
@@ -120,9 +155,7 @@ function setStatus(st, status) {
 function wake(st) {
   if (st.poll) st.poll.abort();
   st.etag = null;
-  if (st.key && st.role) {
-    api('GET', `/campaigns/${st.id}/role`, { key: st.key }).catch((e) => { if (e.status === 401) st.keyRefused(e); });
-  }
+  checkKey(st);
 }
 
 function live(st) {
@@ -137,8 +170,8 @@ function live(st) {
 // Queued actions, sent in order once the server can be reached.
 function sendQueued(st) {
   if (!st.queueCount()) return;
-  flushQueue((item, error) => {
-    st.setDone(error ? `${item.label} could not be done: ${problemWords(error)}` : `${item.label}: sent.`);
+  flushQueue((item, error, data, etag) => {
+    st.setDone(error ? `${item.label} could not be done: ${problemWords(error)}` : `${item.label}: sent.`, versionOf(etag));
     st.sig = null;
   }).then(() => reload(st, true).catch(() => {}));
 }
@@ -225,8 +258,11 @@ function paintNow(st) {
   // half-entered dice or half-chosen reserves survive the other side's moves.
   const c = st.c;
   const mine = c.waiting_for.filter((w) => w.startsWith(`${st.role}:`));
+  // (Of the What-if events only those this role has a battle to pick for: another side's roll
+  // must not wipe the organizer's half-typed set-up.)
   const sig = JSON.stringify([st.role, c.status, c.current_battle, st.battle && st.battle.phase, mine, c.battles.length,
-    c.what_if_again, c.effects.map((e) => e.picked_battle || 0), st.queueCount()]);
+    c.what_if_again, c.effects.filter((e) => e.picked_by === st.role && !e.picked_battle).map((e) => e.id), c.next,
+    st.queueCount()]);
   if (sig !== st.sig) {
     st.sig = sig;
     st.nowParts.actions.replaceChildren(actionsPanel(st));
@@ -243,8 +279,12 @@ function waitingLine(st) {
   const mineNow = c.waiting_for.filter((w) => w.startsWith(`${st.role}:`)).map((w) => needWords(w.split(':')[1]));
   const others = waitingWords(c.waiting_for.filter((w) => !w.startsWith(`${st.role}:`)));
   if (c.status === 'finished') return outcomeWords(c);
-  if (mineNow.length) return `Your turn: ${mineNow.join(', ')}.${others.length ? ` Also waiting for ${others.join('; ')}.` : ''}`;
-  return others.length ? `Waiting for ${others.join('; ')}.` : 'Nothing to do.';
+  // A roll a side may make but need not (Forward Command): the others are told, so the next
+  // battle is not set up without knowing (the roll is no longer possible then).
+  const may = SIDES.filter((s) => s !== st.role && c.what_if_again && c.what_if_again[s])
+    .map((s) => ` The ${SIDE_TITLE[s]} may roll the What-if die once more before the next battle is set up.`).join('');
+  if (mineNow.length) return `Your turn: ${mineNow.join(', ')}.${others.length ? ` Also waiting for ${others.join('; ')}.` : ''}${may}`;
+  return `${others.length ? `Waiting for ${others.join('; ')}.` : 'Nothing to do.'}${may}`;
 }
 
 function outcomeWords(c) {
@@ -261,7 +301,8 @@ function header(st) {
     h('h1', { text: c.name }),
     grandLink(st),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${c.ruleset_name} · dice: ${c.dice === 'server' ? 'rolled by the server' : c.dice === 'table' ? 'rolled at the table' : 'server or table'} · ${c.status === 'finished' ? 'finished' : 'in progress'}` })),
-    st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `This link's key does not work any more: ${st.keyError} The organizer can give you a new link. You can still read the campaign.` }) : null,
+    st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `${st.keyError} You can still read the campaign.` }) : null,
+    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: `This link could not be checked just now (${st.keyUnsure.replace(/\.$/, '')}); this page asks again by itself.` }) : null,
   ];
 }
 
@@ -288,8 +329,8 @@ function heldList(st, side, held) {
         err.hidden = true;
         b.disabled = true;
         try {
-          await api('POST', `/campaigns/${st.id}/held/${x.id}/use`, { key: st.key, body: {} });
-          st.setDone(`Marked used: the ${SIDE_TITLE[side]}' ${x.text}.`);
+          const r = await api('POST', `/campaigns/${st.id}/held/${x.id}/use`, { key: st.key, body: {} });
+          st.setDone(`Marked used: the ${SIDE_TITLE[side]}' ${x.text}.`, versionOf(r.etag));
           await reload(st, true);
         } catch (e) {
           showError(err, e);
@@ -377,7 +418,7 @@ function rollLog(st) {
 // any role (the old link stops working); a side can share its own link to a second phone.
 function links(st) {
   const c = st.c;
-  if (!st.role) return h('p', { class: 'muted', text: 'Open the campaign with its link to share it.' });
+  if (!st.role) return readOnlyCard(st.id);
   const known = keysFor(st.id);
   if (st.key) known[st.role] = st.key;
   const roles = st.role === 'organizer' ? ['organizer', 'allies', 'axis'] : [st.role];
@@ -388,6 +429,7 @@ function links(st) {
     else out.push(h('p', { 'data-role': r, class: 'muted', text: `The ${label(r)} link is not on this device.` }));
     if (st.role === 'organizer' && c.status === 'active') out.push(reissue(st, r, label(r)));
   }
+  out.push(readOnlyCard(st.id));
   return out;
 }
 
@@ -399,9 +441,9 @@ function reissue(st, role, label) {
   yes.addEventListener('click', async () => {
     yes.disabled = true;
     try {
-      const { data } = await api('POST', `/campaigns/${st.id}/keys/${role}`, { key: st.key, body: {} });
+      const { data, etag } = await api('POST', `/campaigns/${st.id}/keys/${role}`, { key: st.key, body: {} });
       remember(st.id, st.c.name, role, data.key);
-      st.setDone(`A new ${label} link: the old one no longer works. Share the new one below.`);
+      st.setDone(`A new ${label} link: the old one no longer works. Share the new one below.`, versionOf(etag));
       if (role === 'organizer') {
         // This page's own key changed: go on with the new one.
         st.key = data.key;
@@ -486,7 +528,10 @@ function verifyView(st) {
   return h('div', { class: 'card' }, commit,
     h('p', {}, 'Revealed seed: ', h('span', { class: 'mono', id: 'server-seed', text: c.server_seed || '' })),
     h('p', { class: 'hint', text: 'Your browser recomputes every server roll from the revealed seed and compares it with the log.' }),
-    button, result);
+    button, result,
+    h('p', { class: 'hint', id: 'verify-more' }, 'For the full check, ',
+      h('a', { href: `/api/v1/campaigns/${st.id}/export`, download: `campaign-${st.id}.json`, text: 'save the campaign’s record' }),
+      ' and check it with the m44 verify command: it also replays the rules, to see how many dice each roll had and which seed was in force.'));
 }
 
 export { grantWords, sideTitle };

@@ -2,13 +2,13 @@
 // points, the one being played linked, the standing over all of it, a timeline of every
 // battle, a points chart, the links to share and (for the organizer) the group's chat. It stays
 // current by long polling the grand campaign's ETag, which moves with every campaign of it.
-import { api, watch } from './api.js';
+import { api, keyRole, watch } from './api.js';
 import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
 import { errorSlot, showError } from './actions.js';
-import { linkCard, linkFor } from './share.js';
-import { remember, keysFor, forget } from './store.js';
+import { linkCard, linkFor, readOnlyCard } from './share.js';
+import { remember, keysFor, forgetKey, roleKept } from './store.js';
 import { WHO, problemWords } from './words.js';
 
 const wide = () => window.matchMedia('(min-width: 48rem)').matches;
@@ -20,26 +20,50 @@ const SECTIONS = [
 
 export async function showGrand(main, id) {
   const params = new URLSearchParams(window.location.hash.slice(1));
-  const st = { id, key: params.get('key'), role: null, keyError: null, g: null, etag: null, main, sections: {}, done: '' };
+  const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: null, g: null, etag: null, main, sections: {}, done: '' };
   if (st.key) {
-    try {
-      st.role = (await api('GET', `/grand-campaigns/${id}/role`, { key: st.key })).data.role;
-    } catch (e) {
-      st.keyError = problemWords(e);
+    // As on a campaign's page: only a refusal says the key does not work.
+    const k = await keyRole(`/grand-campaigns/${id}`, st.key);
+    if (k.role) st.role = k.role;
+    else if (k.refused) st.keyError = problemWords(k.refused);
+    else {
+      st.keyUnsure = problemWords(k.unsure);
+      st.role = roleKept(id, st.key);
     }
   }
   const first = await api('GET', `/grand-campaigns/${id}`);
   st.g = first.data;
   st.etag = first.etag;
   if (st.role) remember(id, st.g.name, st.role, st.key, true);
-  else if (st.keyError && st.key) {
-    const kept = keysFor(id);
-    for (const r of Object.keys(kept)) if (kept[r] === st.key) forget(id, r);
-  }
+  else if (st.keyError && st.key) forgetKey(id, st.key);
   build(st);
   live(st);
-  window.addEventListener('online', () => { if (st.poll) st.poll.abort(); });
-  document.addEventListener('visibilitychange', () => { if (!document.hidden && st.poll) st.poll.abort(); });
+  const wake = () => { if (st.poll) st.poll.abort(); checkKey(st); };
+  window.addEventListener('online', wake);
+  document.addEventListener('visibilitychange', () => { if (!document.hidden) wake(); });
+  setInterval(() => { if (st.keyUnsure) checkKey(st); }, 5000);
+}
+
+// Asks the server about the page's key again (see the campaign's page).
+async function checkKey(st) {
+  if (!st.key || st.keyError) return;
+  const k = await keyRole(`/grand-campaigns/${st.id}`, st.key);
+  if (k.unsure) return;
+  if (k.refused) {
+    forgetKey(st.id, st.key);
+    st.role = null;
+    st.keyUnsure = null;
+    st.keyError = problemWords(k.refused);
+    st.linksSig = null;
+    update(st);
+    return;
+  }
+  remember(st.id, st.g.name, k.role, st.key, true);
+  if (k.role !== st.role) { window.location.reload(); return; }
+  if (st.keyUnsure) {
+    st.keyUnsure = null;
+    update(st);
+  }
 }
 
 function take(st, r) {
@@ -98,7 +122,13 @@ function update(st) {
   const myTurn = st.role === 'organizer' && g.waiting_for.includes('organizer:next-campaign');
   document.title = `${myTurn ? '● Your turn — ' : ''}${g.name} — m44d`;
   fill(st.sections.header, header(st));
-  fill(st.sections.now, now(st));
+  // Drawn again only when what it shows changes: the organizer's half-typed tokens for the next
+  // campaign survive a wake-up's re-read.
+  const nowSig = JSON.stringify([st.role, st.done, outcomeWords(g), g.current, g.next, g.campaigns.map((c) => [c.status, c.name])]);
+  if (nowSig !== st.nowSig) {
+    st.nowSig = nowSig;
+    fill(st.sections.now, now(st));
+  }
   fill(st.sections.campaigns, campaigns(st));
   fill(st.sections.standing, standing(st));
   const sig = JSON.stringify(g.campaigns.map((c) => c.battles));
@@ -122,7 +152,8 @@ function header(st) {
   return [
     h('h1', { text: g.name }),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${g.grand_ruleset_name} · ${g.campaigns.length} campaigns${players} · ${g.status === 'finished' ? 'finished' : 'in progress'}` })),
-    st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `This link's key does not work any more: ${st.keyError} The organizer can give you a new link. You can still read the grand campaign.` }) : null,
+    st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `${st.keyError} You can still read the grand campaign.` }) : null,
+    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: `This link could not be checked just now (${st.keyUnsure.replace(/\.$/, '')}); this page asks again by itself.` }) : null,
   ];
 }
 
@@ -167,7 +198,14 @@ function startNext(st) {
   b.addEventListener('click', async () => {
     err.hidden = true;
     b.disabled = true;
-    const body = tokens ? { reserve_tokens: Object.fromEntries(SIDES.map((s) => [s, tokens[s].value === '' ? null : Number(tokens[s].value)])) } : {};
+    const empty = tokens ? SIDES.find((s) => tokens[s].value === '') : null;
+    if (empty) {
+      showError(err, { message: `Give the ${SIDE_TITLE[empty]}’ starting Reserve Tokens (0 or more).` });
+      b.disabled = false;
+      tokens[empty].focus();
+      return;
+    }
+    const body = tokens ? { reserve_tokens: Object.fromEntries(SIDES.map((s) => [s, Number(tokens[s].value)])) } : {};
     try {
       const { data } = await api('POST', `/grand-campaigns/${st.id}/next`, { key: st.key, body });
       st.done = `${data.name} has begun.${g.what_if ? ' Each side first rolls its What-if die there.' : ''}`;
@@ -216,11 +254,12 @@ function timeline(st) {
 }
 
 function links(st) {
-  if (!st.role) return h('p', { class: 'muted', text: 'Open the grand campaign with its link to share it.' });
+  if (!st.role) return readOnlyCard(st.id, 'g');
   const known = keysFor(st.id);
   known[st.role] = st.key;
   const roles = st.role === 'organizer' ? ['organizer', 'allies', 'axis'] : [st.role];
   const label = (r) => (r === 'organizer' ? 'Organizer' : SIDE_TITLE[r]);
   return [h('p', { class: 'hint', text: 'Each link holds a secret key after the #: whoever has it can act for that role in every campaign of the grand campaign. Share it only with that player. A lost link can be replaced from the Links of the campaign being played.' }),
-    roles.map((r) => (known[r] ? linkCard(r, label(r), linkFor(st.id, known[r], 'g')) : h('p', { 'data-role': r, class: 'muted', text: `The ${label(r)} link is not on this device.` })))];
+    roles.map((r) => (known[r] ? linkCard(r, label(r), linkFor(st.id, known[r], 'g')) : h('p', { 'data-role': r, class: 'muted', text: `The ${label(r)} link is not on this device.` }))),
+    readOnlyCard(st.id, 'g')];
 }

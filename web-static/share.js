@@ -8,6 +8,12 @@ export function linkFor(id, key, page = 'c') {
   return `${window.location.origin}/${page}/${id}#key=${key}`;
 }
 
+// The link anyone may have: the page without a key, to follow the campaign and act on nothing.
+export function readOnlyCard(id, page = 'c') {
+  return [h('p', { class: 'hint', text: 'To let someone follow without acting (a friend, the group), share this link: it holds no key.' }),
+    linkCard('reader', 'Read only', `${window.location.origin}/${page}/${id}`)];
+}
+
 // The QR code of `text` as SVG: one path of dark modules on a white square with a quiet zone.
 export function qrSvg(text, label) {
   const qr = window.qrcode(0, 'M');

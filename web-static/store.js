@@ -34,6 +34,18 @@ export function keysFor(id) {
   return c ? { ...c.keys } : {};
 }
 
+// The role this device keeps `key` for, or null.
+export function roleKept(id, key) {
+  const kept = keysFor(id);
+  return Object.keys(kept).find((r) => kept[r] === key) || null;
+}
+
+// Forgets `key` (a link that no longer works), not a newer key this device holds for its role.
+export function forgetKey(id, key) {
+  const role = roleKept(id, key);
+  if (role) forget(id, role);
+}
+
 // [{id, name, keys}] newest first.
 export function remembered() {
   return Object.entries(load()).map(([id, c]) => ({ id, ...c })).sort((a, b) => (b.seen || 0) - (a.seen || 0));

@@ -103,7 +103,10 @@ export async function deriveFaces(key, campaignId, n, clientSeed, count) {
 // 'ok' (recomputed, matches), 'mismatch', 'table' (entered from the table), 'unrevealed' (its
 // seed is not revealed) or 'imported' (it matches a seed that came in an imported document:
 // this server never held that seed secret, so the roll is consistent but not witnessed here).
-// `dice` is the campaign's dice source: a table roll in a server campaign is a mismatch.
+// `dice` is the campaign's dice source: a table roll in a server campaign is a mismatch, and so is
+// a server roll with a seed older than one an earlier roll used (seeds follow one another: an
+// old one is never in force again). What this cannot see, `m44 verify` checks by replaying the
+// rules: how many dice each roll had, and which seed was in force at each.
 export async function verifyRolls(campaignId, seeds, rolls, dice) {
   const keys = new Map();
   const seedOk = new Map();
@@ -115,10 +118,13 @@ export async function verifyRolls(campaignId, seeds, rolls, dice) {
     keys.set(s.epoch, await hmacKey(bytes));
   }
   const out = [];
+  let epoch = 0; // the newest seed an earlier server roll used
   for (const [i, r] of rolls.entries()) {
     if (r.n !== i + 1) { out.push({ n: r.n, status: 'mismatch' }); continue; } // numbers run 1..N
     if (r.source === 'table') { out.push({ n: r.n, status: dice === 'server' ? 'mismatch' : 'table' }); continue; }
     if (r.source !== 'server' || dice === 'table') { out.push({ n: r.n, status: 'mismatch' }); continue; }
+    if (!(r.seed_epoch >= epoch)) { out.push({ n: r.n, status: 'mismatch' }); continue; }
+    epoch = r.seed_epoch;
     if (!keys.has(r.seed_epoch)) { out.push({ n: r.n, status: 'unrevealed' }); continue; }
     const expected = await deriveFaces(keys.get(r.seed_epoch), campaignId, r.n, r.client_seed || '', r.faces.length);
     const same = seedOk.get(r.seed_epoch) && expected.every((f, i) => f === r.faces[i]);

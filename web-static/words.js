@@ -59,11 +59,22 @@ const FIELD_WORDS = {
   url: 'The chat link', kind: 'The kind of chat', grand_ruleset: 'The grand campaign', what_if: 'What-if events',
 };
 
+// What the server says when it cannot do anything just now, in the words of someone at the table
+// (its own texts tell a program what to send again, and how).
+const BUSY_WORDS = {
+  'database-unavailable': 'The server cannot reach its database just now; nothing was changed. Try again in a moment.',
+  'database-read-only': 'The server takes no changes just now; nothing was changed. Try again later.',
+  'outcome-unknown': 'The server lost its database while saving this: it may or may not have been done. Look at the campaign again before trying again.',
+  'shutting-down': 'The server is restarting; nothing was changed. Try again in a moment.',
+  busy: 'The server is busy just now; nothing was changed. Try again in a moment.',
+};
+
 // The server's message, with a field path it starts with put in words.
 export function problemWords(e) {
   let text = e.message || 'Something went wrong.';
   if (e.field && text.startsWith(e.field)) text = (FIELD_WORDS[e.field] || 'This') + text.slice(e.field.length);
   if (e.status === 0 || /Failed to fetch|NetworkError|Load failed/.test(text)) text = 'The server cannot be reached just now.';
   if (e.status === 412) text = 'Something was done meanwhile: look at the campaign again, then decide.';
+  if (BUSY_WORDS[e.code]) text = BUSY_WORDS[e.code];
   return text;
 }

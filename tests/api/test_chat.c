@@ -436,6 +436,45 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(receiver_count(rx), 1);
 }
 
+/* ---- a chat that fails, then refuses: tried again, then given up, said in words ---- */
+
+static void test_chat_refuses(void)
+{
+    receiver_clear(rx);
+    receiver_mode(rx, RECV_STATUS, 503);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
+    expect_status(set_chat(&chatd, &c, ORGANIZER, "/refuses", NULL), 200, "set");
+    struct http_resp *r = NULL;
+    for (int k = 0; k < 100; k++) { /* the greeting tried once */
+        http_free(r);
+        r = chat_status(&chatd, &c);
+        if (!json_is_null(http_json_at(r, "last_error")))
+            break;
+        usleep(100 * 1000);
+    }
+    /* A fault of the chat's own: kept, and tried again. */
+    CU_ASSERT_STRING_EQUAL(http_str(r, "last_error"), "the chat has a fault of its own");
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 1);
+    CU_ASSERT_EQUAL(http_int(r, "failed"), 0);
+    http_free(r);
+    /* The link deleted on the chat's side: given up at the next attempt (a second after, as
+     * --chat-retry-max is 1; tried again, it would take --chat-attempts' 12), and said why. */
+    receiver_mode(rx, RECV_STATUS, 404);
+    CU_ASSERT_EQUAL_FATAL(wait_status(&chatd, &c, "failed", 1, 6), 1);
+    r = chat_status(&chatd, &c);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "last_error"),
+                           "the chat says this link does not exist (deleted, or mistyped)");
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 0);
+    CU_ASSERT_EQUAL(http_int(r, "delivered"), 0);
+    http_free(r);
+    int tries = receiver_count(rx);
+    sleep(2); /* a given-up message is not tried again */
+    CU_ASSERT_EQUAL(receiver_count(rx), tries);
+    receiver_mode(rx, RECV_OK, 0);
+    receiver_clear(rx);
+}
+
 /* ---- private addresses: refused unless the server allows them ---- */
 
 static void test_private_refused(void)
@@ -618,6 +657,7 @@ void register_chat_tests(void)
     CU_add_test(s, "m44d killed before or during delivery still delivers", test_killed);
     CU_add_test(s, "two m44d, a slow chat: each message posted once", test_two_senders);
     CU_add_test(s, "bad links, wrong keys, a removed chat", test_refusals);
+    CU_add_test(s, "a chat at fault is tried again; one that refuses, given up", test_chat_refuses);
     CU_add_test(s, "private addresses refused by default", test_private_refused);
     CU_add_test(s, "Discord and Slack bodies", test_kinds);
     CU_add_test(s, "a grand campaign's chat", test_grand);

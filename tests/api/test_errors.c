@@ -176,6 +176,18 @@ static void test_create_refusals(void)
     assert_problem(r, 400, "invalid-field");
     CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "players.allies");
     http_free(r);
+    /* 26 dice emoji are 104 bytes: the refusal says why they do not fit, in words. */
+    char dice[26 * 4 + 1] = "";
+    for (int i = 0; i < 26; i++)
+        strcat(dice, "\xf0\x9f\x8e\xb2");
+    snprintf(body, sizeof body,
+             "{\"name\":\"x\",\"ruleset\":\"standard\",\"players\":{\"axis\":\"%s\"}}", dice);
+    r = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, NULL);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "players.axis is too long: it takes 104 bytes, and 100 fit (a plain "
+                           "letter takes 1, an accented letter 2, an emoji up to 4).");
+    http_free(r);
     CU_ASSERT_EQUAL(rows(), before);
     /* A battle's scenario: not only spaces, Unicode ones included. */
     struct camp sc;

@@ -71,7 +71,7 @@ async function newPage(options, name) {
   page.on('request', (req) => { if (!req.url().startsWith(BASE) && !req.url().startsWith('data:')) foreign.push(req.url()); });
   // Refused requests (the test provokes some on purpose) and requests made while the test holds
   // a page offline are logged by Chromium; they are not script errors.
-  const expected = /^Failed to load resource: (the server responded with a status of 4|net::ERR_INTERNET_DISCONNECTED|net::ERR_FAILED)/;
+  const expected = /^Failed to load resource: (the server responded with a status of (4|503)|net::ERR_INTERNET_DISCONNECTED|net::ERR_FAILED)/;
   page.on('console', (msg) => { if (msg.type() === 'error' && !expected.test(msg.text())) consoleErrors.push(`${name}: ${msg.text()}`); });
   page.on('pageerror', (err) => consoleErrors.push(`${name}: ${err.message}`));
   return page;
@@ -371,6 +371,19 @@ try {
   await plain.waitForSelector('#verify-summary');
   const plainSummary = await text(plain, '#verify-summary');
   check(plainSummary.includes(`${server} server rolls verified, 0 mismatches`), `without WebCrypto all ${server} server rolls verify too (${plainSummary})`);
+  check(await plain.locator('#verify-more a[href$="/export"]').count() === 1, 'the page links the record to save for the full check');
+  // Seeds follow one another: a roll that goes back to an older seed than an earlier roll used is
+  // a mismatch, even though its faces are what that seed gives.
+  const epochs = await plain.evaluate(async () => {
+    const v = await import('/assets/verify.js');
+    const bytes = { 1: new Uint8Array(32).fill(1), 2: new Uint8Array(32).fill(2) };
+    const seeds = [1, 2].map((e) => ({ epoch: e, server_seed: v.bytesToHex(bytes[e]), commitment: v.bytesToHex(v.sha256js(bytes[e])), origin: 'server' }));
+    const id = 'c0ffee00-0000-4000-8000-00000000e2e9';
+    const roll = async (n, e) => ({ n, source: 'server', client_seed: '', seed_epoch: e, faces: await v.deriveFaces(bytes[e], id, n, '', 2) });
+    const statuses = async (list) => (await v.verifyRolls(id, seeds, list, 'server')).rolls.map((r) => r.status).join(',');
+    return [await statuses([await roll(1, 1), await roll(2, 2), await roll(3, 2)]), await statuses([await roll(1, 2), await roll(2, 1)])];
+  });
+  check(epochs[0] === 'ok,ok,ok' && epochs[1] === 'ok,mismatch', `a roll back on an older seed is a mismatch (${epochs.join(' / ')})`);
 
   // ---- a campaign whose rolls cannot be checked is never shown as verified ----
   // An export crafted with a seed commitment but no seed, and "server" rolls with chosen faces:
@@ -551,6 +564,39 @@ try {
   for (const name of ['ih-organizer', 'ih-axis', 'ih-allies', 'fop-axis']) await checkWords(pages.find(([n]) => n === name)[1], name);
   await closePages(['ih-organizer', 'ih-axis', 'ih-allies', 'fop-axis']);
 
+  // ---- a half-typed battle set-up survives the sides' What-if rolls ----
+  const wf = await post('/campaigns', null, { name: 'Forms', ruleset: 'bicycle-blitzkrieg', dice: 'table', what_if: true, reserve_tokens: { allies: 2, axis: 2 } });
+  const wfOrg = await newPage(desk, 'wf-organizer');
+  await wfOrg.goto(`${BASE}/c/${wf.id}#key=${wf.organizer_key}`);
+  await wfOrg.waitForSelector('#battle-scenario');
+  await wfOrg.fill('#battle-scenario', 'Jitra');
+  await wfOrg.fill('#battle-medals', '5');
+  for (const [key, face, who] of [[wf.allies_key, 'star', 'Allies'], [wf.axis_key, 'flag', 'Axis']]) {
+    await post(`/campaigns/${wf.id}/what-if`, key, { faces: [face] });
+    await wfOrg.waitForFunction((w) => !document.querySelector('#waiting').textContent.includes(`${w}: What-if`), who, { timeout: 5000 });
+  }
+  check(await wfOrg.inputValue('#battle-scenario') === 'Jitra' && await wfOrg.inputValue('#battle-medals') === '5',
+    `the organizer's half-typed set-up survives both What-if rolls (${await wfOrg.inputValue('#battle-scenario')}, ${await wfOrg.inputValue('#battle-medals')})`);
+  await closePages(['wf-organizer']);
+
+  // Forward Command: the Axis may roll the What-if die once more before battle 2 (RULES.md 9).
+  // The organizer's page says so, so that battle 2 is not set up without knowing.
+  const fwd = await post('/campaigns', null, { name: 'Forward', ruleset: 'island-hoppers', dice: 'table', what_if: true });
+  await post(`/campaigns/${fwd.id}/what-if`, fwd.allies_key, { faces: ['infantry'] });
+  await post(`/campaigns/${fwd.id}/what-if`, fwd.axis_key, { faces: ['star'] });
+  await post(`/campaigns/${fwd.id}/battles`, fwd.organizer_key, { scenario: 'Guadalcanal', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 6 });
+  for (const key of [fwd.allies_key, fwd.axis_key]) {
+    await post(`/campaigns/${fwd.id}/battles/1/reserve-roll`, key, { faces: ['flag', 'flag'] });
+    await post(`/campaigns/${fwd.id}/battles/1/reserve-choice`, key, { options: [] });
+  }
+  await post(`/campaigns/${fwd.id}/battles/1/result`, fwd.organizer_key, { winner: 'allies', medals: { allies: 6, axis: 2 } });
+  const fwdOrg = await newPage(desk, 'fwd-organizer');
+  await fwdOrg.goto(`${BASE}/c/${fwd.id}#key=${fwd.organizer_key}`);
+  await fwdOrg.waitForSelector('#waiting');
+  const fwdWaiting = await text(fwdOrg, '#waiting');
+  check(fwdWaiting.includes('The Axis may roll the What-if die once more before the next battle is set up'), `the organizer is told the Axis may roll again (${fwdWaiting})`);
+  await closePages(['fwd-organizer']);
+
   // ---- a forgiving table: corrections, links, live updates, offline, players' words ----
   const get = async (path, key) => {
     const r = await fetch(`${BASE}/api/v1${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
@@ -583,13 +629,23 @@ try {
   check((await text(fAllies, '#done')).startsWith('Undone:'), 'the page says what was undone, at the top');
   let fRolls = await get(`/campaigns/${fx.id}/rolls`);
   check(fRolls.length === 1 && fRolls[0].voided === true, 'the undone roll stays in the roll log, voided');
+  // Tapped in wrong again, and this time the organizer undoes it from another phone: the Allies'
+  // page no longer says "You rolled ..." of a roll that is gone.
+  for (const f of ['grenade', 'grenade']) await fAllies.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await fAllies.click('#enter-reserve-roll');
+  await fAllies.waitForFunction(() => document.querySelector('#done').textContent.startsWith('You rolled Grenade'), null, { timeout: 5000 });
+  await post(`/campaigns/${fx.id}/undo`, fx.organizer_key, {});
+  await fAllies.waitForSelector('#act-reserve-roll .picker', { timeout: 5000 });
+  await fAllies.waitForFunction(() => document.querySelector('#done').hidden, null, { timeout: 5000 })
+    .then(() => check(true, 'undone from another phone: the Allies\' page no longer says what was rolled'))
+    .catch(async () => check(false, `undone from another phone, the Allies' page still says: ${await text(fAllies, '#done')}`));
   for (const f of ['star', 'infantry']) await fAllies.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
   await fAllies.click('#enter-reserve-roll');
   await fAllies.waitForSelector('#act-reserve-choice');
   fRolls = await get(`/campaigns/${fx.id}/rolls`);
-  check(fRolls.length === 2 && fRolls[1].n === 2 && fRolls[1].faces.join(',') === 'star,infantry', 'entered again, with a new number');
-  await fAllies.waitForSelector('#roll-log tr.voided');
-  check(await fAllies.locator('#roll-log tr.voided').count() === 1, 'the roll log on the page shows the undone roll struck through');
+  check(fRolls.length === 3 && fRolls[2].n === 3 && fRolls[2].faces.join(',') === 'star,infantry', 'entered again, with a new number');
+  await fAllies.waitForFunction(() => document.querySelectorAll('#roll-log tr.voided').length === 2, null, { timeout: 5000 });
+  check(await fAllies.locator('#roll-log tr.voided').count() === 2, 'the roll log on the page shows the undone rolls struck through');
 
   // A server roll is never undone: the organizer is told why, the Axis get no undo at all.
   await fAxis.click('#roll-reserve-roll');
@@ -597,6 +653,8 @@ try {
   await fOrg.waitForSelector('#undo-not', { timeout: 5000 });
   check((await text(fOrg, '#undo-not')).includes('never undone'), 'the organizer sees why a server roll cannot be undone');
   check(await fAxis.locator('#undo').count() === 0, 'the side that rolled gets no undo for a server roll');
+  await fAxis.waitForSelector('#undo-not', { timeout: 5000 }).catch(() => {});
+  check(await fAxis.locator('#undo-not').count() === 1 && (await text(fAxis, '#undo-not')).includes('never undone'), 'and is told why');
   const refused = await (await fetch(`${BASE}/api/v1/campaigns/${fx.id}/undo`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.organizer_key}` }, body: '{}' })).json();
   check(refused.code === 'not-undoable', 'and the server refuses it');
   await fAllies.click('#confirm-choice');
@@ -691,6 +749,8 @@ try {
   await fAllies2.waitForSelector('#key-error', { timeout: 5000 });
   check((await text(fAllies2, '#key-error')).includes('replaced') && await fAllies2.locator('#actions button').count() === 0,
     'a page on the old link says it was replaced, and acts no more');
+  check((await fOrg.inputValue('#link-reader')) === `${BASE}/c/${fx.id}` && await fAllies2.inputValue('#link-reader') === `${BASE}/c/${fx.id}`,
+    'every page offers a read-only link to share, without a key');
   await fOrg.click('#show-qr-allies');
   await fOrg.waitForSelector('#qr-allies svg');
   await fOrg.locator('#sec-links').scrollIntoViewIfNeeded();
@@ -712,6 +772,84 @@ try {
   await fAllies3.goto(newLink);
   await fAllies3.waitForSelector('#role');
   check((await text(fAllies3, '#role')).includes('Allies'), 'the new link opens the Allies page');
+
+  // A wake-up (the phone unlocked, the network back) reads the campaign again once, then waits:
+  // it does not ask again and again while nothing changes.
+  const standingPath = `/api/v1/campaigns/${fx.id}`;
+  let reads = 0;
+  const countReads = (req) => { if (new URL(req.url()).pathname === standingPath) reads++; };
+  fAllies3.on('request', countReads);
+  await fAllies3.evaluate(() => window.dispatchEvent(new Event('online')));
+  await new Promise((r) => setTimeout(r, 4000));
+  const onlineReads = reads;
+  reads = 0;
+  await fAllies3.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+  await new Promise((r) => setTimeout(r, 4000));
+  fAllies3.off('request', countReads);
+  check(onlineReads >= 1 && onlineReads <= 4 && reads >= 1 && reads <= 4, `a wake-up reads the campaign once, then waits (${onlineReads} reads in 4 s after coming online, ${reads} after waking)`);
+  check(await fAllies3.evaluate(() => document.querySelector('#status').dataset.status) === 'live', 'and the page is live');
+
+  // The key cannot be checked just when the page opens (the network drops, the server is busy):
+  // the page goes on as the role this phone keeps the link for, keeps the link, says so, and asks
+  // again by itself.
+  const newKey = newLink.split('#key=')[1];
+  const blip = await newPage(phone, 'f-allies-blip');
+  await blip.goto(newLink);
+  await blip.waitForSelector('#role');
+  await blip.route(/\/role$/, (route) => route.abort());
+  await blip.reload();
+  await blip.waitForSelector('#key-unsure', { timeout: 10000 }).catch(() => {});
+  const keptLinks = await blip.evaluate(() => localStorage.getItem('m44d:campaigns') || '');
+  const unsure = await blip.locator('#key-unsure').count() ? await text(blip, '#key-unsure') : `no notice; ${await text(blip, '#sec-header')}`;
+  check((await text(blip, '#role')).includes('Allies') && keptLinks.includes(newKey) && await blip.locator('#key-error').count() === 0,
+    `a key that could not be checked is not taken for a refused one: the page stays the Allies', the link is kept (${unsure})`);
+  await blip.unroute(/\/role$/);
+  await blip.waitForSelector('#key-unsure', { state: 'detached', timeout: 12000 });
+  check((await text(blip, '#role')).includes('Allies'), 'asked again, the key is confirmed and the notice goes');
+
+  // A page opened while the server cannot reach its database says so in words and shows the
+  // campaign by itself once it can; a link to no campaign says that, not "try again".
+  const notReady = await newPage(phone, 'f-not-ready');
+  let refusedOnce = false;
+  await notReady.route((url) => url.pathname === standingPath, (route) => {
+    if (refusedOnce) return route.continue();
+    refusedOnce = true;
+    return route.fulfill({ status: 503, contentType: 'application/problem+json', headers: { 'Retry-After': '1' },
+      body: JSON.stringify({ type: 'urn:m44d:problem:database-unavailable', title: 'Database unavailable', status: 503, detail: 'The database is unavailable; retry shortly.', code: 'database-unavailable' }) });
+  });
+  await notReady.goto(`${BASE}/c/${fx.id}`);
+  await notReady.waitForSelector('#not-ready', { timeout: 5000 }).catch(() => {});
+  const notReadyText = await notReady.locator('#not-ready').count() ? await text(notReady, '#not-ready') : await text(notReady, 'main');
+  check(notReadyText.includes('cannot reach its database'), `the database away: said in words (${notReadyText})`);
+  const back = await notReady.waitForSelector('#sec-now', { timeout: 10000 }).then(() => true, () => false);
+  check(back, 'and the campaign shows by itself once it is back');
+  await notReady.goto(`${BASE}/c/00000000-0000-4000-8000-000000000000`);
+  await notReady.waitForSelector('#not-found', { timeout: 5000 });
+  check((await text(notReady, '#not-found')).includes('No such campaign') && await notReady.locator('#not-found a[href="/"]').count() === 1, 'a link to no campaign says so, and where to go');
+  const busy = await notReady.evaluate(async () => {
+    const { problemWords } = await import('/assets/words.js');
+    return ['database-unavailable', 'database-read-only', 'outcome-unknown', 'shutting-down', 'busy'].map((code) =>
+      problemWords({ message: 'Retry with the same Idempotency-Key.', code, status: 503 }));
+  });
+  check(busy.every((t) => !t.includes('Idempotency') && t.includes('server')), `the server's "not now" answers in words (${busy[0]})`);
+
+  // A write refused because the page was behind (another phone acted meanwhile): the page is read
+  // again, and the reason stays at the top even though the control it came from is redrawn.
+  await fOrg.route(/\?wait=25$/, () => {}); // the page hears of nothing
+  await fOrg.evaluate(() => window.dispatchEvent(new Event('online')));
+  await fOrg.waitForSelector('#undo', { timeout: 5000 });
+  const undoBefore = (await get(`/campaigns/${fx.id}`)).undo.what;
+  await post(`/campaigns/${fx.id}/battles/2/reserve-choice`, fx.axis_key, { options: [] });
+  await fOrg.click('#undo');
+  await fOrg.click('#confirm-undo');
+  await fOrg.waitForFunction(() => document.querySelector('#done').textContent.startsWith('Not done:'), null, { timeout: 5000 })
+    .catch(() => {});
+  const notDone = await text(fOrg, '#done');
+  const undoAfter = (await get(`/campaigns/${fx.id}`)).undo.what;
+  check(notDone.startsWith('Not done: Something was done meanwhile') && undoAfter !== undoBefore && undoAfter.includes('Axis'),
+    `an undo decided on an older page is refused, the reason stays at the top (${notDone}), nothing is undone`);
+  await fOrg.unroute(/\?wait=25$/);
+  await fOrg.evaluate(() => window.dispatchEvent(new Event('online')));
 
   // Back on the home page of the organizer's browser: the campaign and its links are there.
   await fOrg.goto(`${BASE}/`);
@@ -814,9 +952,24 @@ try {
   // Its Reserve Tokens are the organizer's to give, as the book's page for it does: the rules'
   // own are filled in (2 each, rules/data/island-hoppers.json).
   check(await gOrg.inputValue('#next-tokens-allies') === '2' && await gOrg.inputValue('#next-tokens-axis') === '2', 'the next campaign offers its rules\' starting tokens');
+  // Half-typed, then the phone wakes (the page reads the grand campaign again): what was typed stays.
+  await gOrg.fill('#next-tokens-axis', '1');
+  let grandReads = 0;
+  const countGrandReads = (req) => { if (new URL(req.url()).pathname === `/api/v1/grand-campaigns/${gid}`) grandReads++; };
+  gOrg.on('request', countGrandReads);
+  await gOrg.evaluate(() => window.dispatchEvent(new Event('online')));
+  await gOrg.waitForFunction(() => document.querySelector('#status').dataset.status === 'live', null, { timeout: 5000 }).catch(() => {});
+  await new Promise((r) => setTimeout(r, 1500));
+  gOrg.off('request', countGrandReads);
+  check(grandReads >= 1 && await gOrg.inputValue('#next-tokens-axis') === '1', `the grand campaign read again after a wake-up (${grandReads} reads) keeps the tokens being typed`);
+  await gOrg.fill('#next-tokens-allies', '');
+  await gOrg.click('#start-next');
+  await gOrg.waitForSelector('#next-error:not([hidden])', { timeout: 5000 }).catch(() => {});
+  const emptyRefused = await gOrg.locator('#next-error:not([hidden])').count() ? await text(gOrg, '#next-error') : 'no refusal';
+  check(emptyRefused === 'Give the Allies’ starting Reserve Tokens (0 or more).', `an empty token field is asked for in words (${emptyRefused})`);
   await gOrg.fill('#next-tokens-allies', '100');
   await gOrg.click('#start-next');
-  await gOrg.waitForSelector('#next-error:not([hidden])', { timeout: 5000 });
+  await gOrg.waitForFunction(() => document.querySelector('#next-error').textContent.includes('starting tokens'), null, { timeout: 5000 });
   check((await text(gOrg, '#next-error')).includes('Allies’ starting tokens'), `tokens out of range are refused in words (${await text(gOrg, '#next-error')})`);
   await gOrg.fill('#next-tokens-allies', '3');
   await gOrg.fill('#next-tokens-axis', '1');
