@@ -16,14 +16,26 @@ export function showError(slot, e) {
   slot.textContent = problemWords(e);
 }
 
+// What a refused write means for the page, whichever control made it (`key`: the key it was
+// sent with): a refused key makes the page read-only; a refusal that comes from the page being
+// behind (another phone acted meanwhile) is said at the top too, as the page is read again and
+// may redraw the control and its message, until something changes after what it reads now.
+export function afterRefusal(st, e, key) {
+  if (e.status === 401) st.keyRefused(e, key);
+  else if (e.status === 409 || e.status === 412 || e.code === 'idempotency-key-reused') {
+    st.setDone(`Not done: ${problemWords(e)}`, Infinity);
+    st.reload(true).catch(() => {}).finally(() => { if (st.doneVersion === Infinity) st.doneVersion = st.c.version; });
+  }
+}
+
 // Sends a write. On success the page is read again and `done` said at the top; a refusal is
-// shown in `err` (or the slot of the field it names); a conflict re-reads the page, which
-// may be behind another device.
+// shown in `err` (or the slot of the field it names), and see afterRefusal.
 async function perform(st, { path, body, button, err, fields, done, queue, ifMatch }) {
   for (const slot of [err, ...Object.values(fields || {})]) slot.hidden = true;
   button.disabled = true;
+  const key = st.key;
   try {
-    const r = await api('POST', path, { key: st.key, body, queue, ifMatch });
+    const r = await api('POST', path, { key, body, queue, ifMatch });
     st.setDone(typeof done === 'function' ? done(r.data) : done, versionOf(r.etag));
     await st.reload(true);
     return r.data;
@@ -35,13 +47,7 @@ async function perform(st, { path, body, button, err, fields, done, queue, ifMat
     }
     showError((fields && e.field && fields[e.field]) || err, e);
     button.disabled = false;
-    if (e.status === 401) st.keyRefused(e);
-    else if (e.status === 409 || e.status === 412) {
-      // The page is read again, which may redraw the control and its message: the reason is
-      // said at the top too, until something changes after what the page reads now.
-      st.setDone(`Not done: ${problemWords(e)}`, Infinity);
-      st.reload(true).catch(() => {}).finally(() => { if (st.doneVersion === Infinity) st.doneVersion = st.c.version; });
-    }
+    afterRefusal(st, e, key);
     return null;
   }
 }

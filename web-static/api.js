@@ -121,12 +121,21 @@ export async function flushQueue(onAnswer) {
 // What the server says of a page's key (GET <path>/role): {role}, or {refused} (401: the
 // organizer gave the role a new link, or it never was a key of it). Anything else (no
 // connection, the server busy or its database away) decides nothing: {unsure}, and the key is
-// kept and asked about again. Each holds the error, if any.
+// kept and asked about again. Each holds the error, if any. A key that cannot be one (a link cut
+// short or changed on the way) is refused here; a check the server does not answer in 10 s is
+// given up (unsure).
 export async function keyRole(path, key) {
+  if (!/^[A-Za-z0-9_-]{16,50}$/.test(key || '')) {
+    return { refused: new ApiError(401, { detail: 'This link’s key is damaged (cut short, or changed on the way): ask the organizer for the link again.' }) };
+  }
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), 10000);
   try {
-    return { role: (await api('GET', `${path}/role`, { key })).data.role };
+    return { role: (await api('GET', `${path}/role`, { key, signal: timeout.signal })).data.role };
   } catch (e) {
     return e instanceof ApiError && e.status === 401 ? { refused: e } : { unsure: e };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

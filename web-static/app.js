@@ -200,17 +200,18 @@ async function route() {
       setTimeout(route, 3000);
       return;
     }
-    if (e.status === 404) {
+    if (e.noSuchPage) {
       // A link that will never work: say so, and where to go.
-      main.replaceChildren(h('div', { class: 'card', id: 'not-found' }, h('h1', { text: 'No such campaign here' }),
+      main.replaceChildren(h('div', { class: 'card', id: 'not-found' }, h('h1', { text: `No such ${m && m[1] === 'g' ? 'grand campaign' : 'campaign'} here` }),
         h('p', { text: `This link leads to no ${m && m[1] === 'g' ? 'grand campaign' : 'campaign'} on this server: it may be mistyped or cut short, or belong to another server.` }),
         h('p', {}, h('a', { href: '/', text: 'See the campaigns on this server' }))));
       return;
     }
-    if (e.status === 429 || e.status >= 500) {
-      // The server busy, restarting or without its database for a moment: try again by itself.
+    if ([404, 429, 502, 503, 504].includes(e.status)) {
+      // The server busy, restarting or without its database for a moment, or the campaign
+      // changing between two reads (a battle's set-up undone): try again by itself.
       main.replaceChildren(h('div', { class: 'card', id: 'not-ready' }, h('h1', { text: 'Not ready just now' }),
-        h('p', { class: 'error', text: problemWords(e) }),
+        h('p', { text: e.code === 'database-unavailable' ? 'The server cannot reach its database just now.' : 'The server is busy or restarting just now.' }),
         h('p', { text: 'This page tries again by itself in a few seconds.' })));
       setTimeout(route, Math.max(3000, (e.retryAfter || 0) * 1000));
       return;

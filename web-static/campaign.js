@@ -8,7 +8,7 @@ import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
 import { verifyRolls, diceStats } from './verify.js';
-import { actionsPanel, undoAction, errorSlot, showError } from './actions.js';
+import { actionsPanel, afterRefusal, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
 import { linkCard, linkFor, readOnlyCard } from './share.js';
 import { chatPanel } from './chat.js';
@@ -38,8 +38,11 @@ export async function showCampaign(main, id) {
   // A key the server refuses now (the organizer gave the role a new link): the page goes on
   // read-only and says so, and this device forgets the old link (not a newer one it may hold
   // for the same role).
-  st.keyRefused = (e) => {
-    forgetKey(id, st.key);
+  // `key`: the key the refused request was sent with; if the page has gone on with another one
+  // since (the organizer's own new link), only that old one is forgotten.
+  st.keyRefused = (e, key = st.key) => {
+    forgetKey(id, key);
+    if (key !== st.key) return;
     st.role = null;
     st.keyUnsure = null;
     st.keyError = problemWords(e);
@@ -59,7 +62,7 @@ export async function showCampaign(main, id) {
       st.role = roleKept(id, st.key);
     }
   }
-  const first = await api('GET', `/campaigns/${id}`);
+  const first = await api('GET', `/campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
   try { st.rs = (await api('GET', `/rulesets/${first.data.ruleset}`)).data; } catch { st.rs = null; }
   const details = await loadDetails(st, first.data);
   st.c = first.data;
@@ -85,10 +88,12 @@ export async function showCampaign(main, id) {
 // every 5 s while it could not be asked. A refusal makes the page read-only; a role other than
 // the one the page went on with reloads it (the parts a role sees differ).
 async function checkKey(st) {
-  if (!st.key || st.keyError) return;
-  const k = await keyRole(`/campaigns/${st.id}`, st.key);
-  if (k.unsure) return;
-  if (k.refused) { st.keyRefused(k.refused); return; }
+  if (!st.key || st.keyError || st.keyChecking) return;
+  const key = st.key;
+  st.keyChecking = true;
+  const k = await keyRole(`/campaigns/${st.id}`, key).finally(() => { st.keyChecking = false; });
+  if (k.unsure || key !== st.key) return;
+  if (k.refused) { st.keyRefused(k.refused, key); return; }
   remember(st.id, st.c.name, k.role, st.key);
   if (k.role !== st.role) { window.location.reload(); return; }
   if (st.keyUnsure) {
@@ -118,7 +123,7 @@ function commit(st, r, details, again = false) {
     st.etag = st.shown;
     return false;
   }
-  if (!again && st.done && r.data.version > st.doneVersion) st.done = ''; // done elsewhere since
+  if (st.done && r.data.version > st.doneVersion) st.done = ''; // something done since
   st.c = r.data;
   st.battle = details.battle;
   st.rolls = details.rolls;
@@ -171,7 +176,10 @@ function live(st) {
 function sendQueued(st) {
   if (!st.queueCount()) return;
   flushQueue((item, error, data, etag) => {
-    st.setDone(error ? `${item.label} could not be done: ${problemWords(error)}` : `${item.label}: sent.`, versionOf(etag));
+    // The queue holds every campaign's writes; one of another campaign is said as such.
+    const here = item.path.startsWith(`/campaigns/${st.id}/`);
+    const what = `${here ? '' : 'In another campaign: '}${item.label}`;
+    st.setDone(error ? `${what} could not be done: ${problemWords(error)}` : `${what}: sent.`, here ? versionOf(etag) : 0);
     st.sig = null;
   }).then(() => reload(st, true).catch(() => {}));
 }
@@ -258,11 +266,11 @@ function paintNow(st) {
   // half-entered dice or half-chosen reserves survive the other side's moves.
   const c = st.c;
   const mine = c.waiting_for.filter((w) => w.startsWith(`${st.role}:`));
-  // (Of the What-if events only those this role has a battle to pick for: another side's roll
-  // must not wipe the organizer's half-typed set-up.)
+  // (Of the What-if events, and of the rolls a side may make once more, only this role's own:
+  // another side's roll must not wipe the organizer's half-typed set-up.)
   const sig = JSON.stringify([st.role, c.status, c.current_battle, st.battle && st.battle.phase, mine, c.battles.length,
-    c.what_if_again, c.effects.filter((e) => e.picked_by === st.role && !e.picked_battle).map((e) => e.id), c.next,
-    st.queueCount()]);
+    Boolean(c.what_if_again && c.what_if_again[st.role]),
+    c.effects.filter((e) => e.picked_by === st.role && !e.picked_battle).map((e) => e.id), c.next, st.queueCount()]);
   if (sig !== st.sig) {
     st.sig = sig;
     st.nowParts.actions.replaceChildren(actionsPanel(st));
@@ -302,7 +310,7 @@ function header(st) {
     grandLink(st),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${c.ruleset_name} · dice: ${c.dice === 'server' ? 'rolled by the server' : c.dice === 'table' ? 'rolled at the table' : 'server or table'} · ${c.status === 'finished' ? 'finished' : 'in progress'}` })),
     st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `${st.keyError} You can still read the campaign.` }) : null,
-    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: `This link could not be checked just now (${st.keyUnsure.replace(/\.$/, '')}); this page asks again by itself.` }) : null,
+    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: 'This link could not be checked just now (no connection, or the server busy): this page goes on as this phone knows the link, and asks again by itself.' }) : null,
   ];
 }
 
@@ -335,6 +343,7 @@ function heldList(st, side, held) {
         } catch (e) {
           showError(err, e);
           b.disabled = false;
+          afterRefusal(st, e);
         }
       });
       li.append(b, err);
@@ -440,8 +449,9 @@ function reissue(st, role, label) {
   start.addEventListener('click', () => { yes.hidden = false; yes.focus(); });
   yes.addEventListener('click', async () => {
     yes.disabled = true;
+    const key = st.key;
     try {
-      const { data, etag } = await api('POST', `/campaigns/${st.id}/keys/${role}`, { key: st.key, body: {} });
+      const { data, etag } = await api('POST', `/campaigns/${st.id}/keys/${role}`, { key, body: {} });
       remember(st.id, st.c.name, role, data.key);
       st.setDone(`A new ${label} link: the old one no longer works. Share the new one below.`, versionOf(etag));
       if (role === 'organizer') {
@@ -455,6 +465,7 @@ function reissue(st, role, label) {
     } catch (e) {
       showError(err, e);
       yes.disabled = false;
+      afterRefusal(st, e, key);
     }
   });
   return h('div', { class: 'reissue' }, start, yes, err);

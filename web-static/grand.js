@@ -31,7 +31,7 @@ export async function showGrand(main, id) {
       st.role = roleKept(id, st.key);
     }
   }
-  const first = await api('GET', `/grand-campaigns/${id}`);
+  const first = await api('GET', `/grand-campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
   st.g = first.data;
   st.etag = first.etag;
   if (st.role) remember(id, st.g.name, st.role, st.key, true);
@@ -46,8 +46,9 @@ export async function showGrand(main, id) {
 
 // Asks the server about the page's key again (see the campaign's page).
 async function checkKey(st) {
-  if (!st.key || st.keyError) return;
-  const k = await keyRole(`/grand-campaigns/${st.id}`, st.key);
+  if (!st.key || st.keyError || st.keyChecking) return;
+  st.keyChecking = true;
+  const k = await keyRole(`/grand-campaigns/${st.id}`, st.key).finally(() => { st.keyChecking = false; });
   if (k.unsure) return;
   if (k.refused) {
     forgetKey(st.id, st.key);
@@ -153,7 +154,7 @@ function header(st) {
     h('h1', { text: g.name }),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${g.grand_ruleset_name} · ${g.campaigns.length} campaigns${players} · ${g.status === 'finished' ? 'finished' : 'in progress'}` })),
     st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `${st.keyError} You can still read the grand campaign.` }) : null,
-    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: `This link could not be checked just now (${st.keyUnsure.replace(/\.$/, '')}); this page asks again by itself.` }) : null,
+    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: 'This link could not be checked just now (no connection, or the server busy): this page goes on as this phone knows the link, and asks again by itself.' }) : null,
   ];
 }
 
