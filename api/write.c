@@ -273,10 +273,11 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
             if (!req_header(r, "Authorization"))
                 return refuse_tx(w, PROBLEM_UNAUTHORIZED,
                                  "Send this campaign's key: Authorization: Bearer <key>.");
-            if (w->role == ROLE_NONE && replaced == ROLE_NONE)
-                return refuse_tx(w, PROBLEM_UNAUTHORIZED,
-                                 "This link's key is not one of this campaign's: ask the "
-                                 "organizer for a link.");
+            if (w->role == ROLE_NONE && replaced == ROLE_NONE) {
+                refuse_key(&w->err, key ? key : "", ROLE_NONE,
+                           w->op->campaign ? "campaign" : "grand campaign");
+                return DB_TX_ABORT;
+            }
             if (w->role != ROLE_NONE && w->op->need == NEED_ORGANIZER && w->role != ROLE_ORGANIZER)
                 return refuse_tx(w, PROBLEM_FORBIDDEN,
                                  "Only the organizer may do this; this is the %s key.",

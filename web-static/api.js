@@ -2,6 +2,9 @@
 // POSTs carry an Idempotency-Key. One that cannot reach the server (offline, or the network
 // dropped) is kept in a queue on this device with its key and sent when the server can be
 // reached again: the key makes the server do it once, however often it is sent.
+import { roleKept } from './store.js';
+import { problemWords } from './words.js';
+
 export class ApiError extends Error {
   constructor(status, problem) {
     super(problem && problem.detail ? problem.detail : `The server answered ${status}.`);
@@ -137,6 +140,16 @@ export async function keyRole(path, key) {
   } finally {
     clearTimeout(timer);
   }
+}
+
+// The role a page (`path`, of campaign or grand campaign `id`) opens with, for the key in its
+// link: {role, keyError} (words, when the key is refused), and keyUnsure when the server could not
+// be asked just now: the page then goes on as the role this device keeps the key for.
+export async function openingRole(path, id, key) {
+  if (!key) return { role: null, keyError: null, keyUnsure: false };
+  const k = await keyRole(path, key);
+  if (k.unsure) return { role: roleKept(id, key), keyError: null, keyUnsure: true };
+  return { role: k.role || null, keyError: k.refused ? problemWords(k.refused) : null, keyUnsure: false };
 }
 
 // The version an ETag names ("7" -> 7), or 0.

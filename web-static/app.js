@@ -202,8 +202,9 @@ async function route() {
     }
     if (e.noSuchPage) {
       // A link that will never work: say so, and where to go.
-      main.replaceChildren(h('div', { class: 'card', id: 'not-found' }, h('h1', { text: `No such ${m && m[1] === 'g' ? 'grand campaign' : 'campaign'} here` }),
-        h('p', { text: `This link leads to no ${m && m[1] === 'g' ? 'grand campaign' : 'campaign'} on this server: it may be mistyped or cut short, or belong to another server.` }),
+      const what = m && m[1] === 'g' ? 'grand campaign' : 'campaign';
+      main.replaceChildren(h('div', { class: 'card', id: 'not-found' }, h('h1', { text: `No such ${what} here` }),
+        h('p', { text: `This link leads to no ${what} on this server: it may be mistyped or cut short, or belong to another server.` }),
         h('p', {}, h('a', { href: '/', text: 'See the campaigns on this server' }))));
       return;
     }

@@ -3,7 +3,7 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, keyRole, queued, versionOf, watch } from './api.js';
+import { api, flushQueue, keyRole, openingRole, queued, versionOf, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
@@ -12,15 +12,15 @@ import { actionsPanel, afterRefusal, undoAction, errorSlot, showError } from './
 import { battleCard, phaseBadge } from './battle.js';
 import { linkCard, linkFor, readOnlyCard } from './share.js';
 import { chatPanel } from './chat.js';
-import { remember, keysFor, forgetKey, roleKept } from './store.js';
-import { FACE_TITLE, PHASE_WORDS, PURPOSE_WORDS, WHO, grantWords, waitingWords, needWords, sideTitle, problemWords } from './words.js';
+import { remember, keysFor, forgetKey } from './store.js';
+import { FACE_TITLE, KEY_UNSURE_WORDS, PHASE_WORDS, PURPOSE_WORDS, WHO, grantWords, waitingWords, needWords, sideTitle, problemWords } from './words.js';
 
 const wide = () => window.matchMedia('(min-width: 48rem)').matches;
 
 export async function showCampaign(main, id) {
   const params = new URLSearchParams(window.location.hash.slice(1));
   const st = {
-    id, key: params.get('key'), role: null, keyError: null, keyUnsure: null, c: null, etag: null, battle: null, rolls: [],
+    id, key: params.get('key'), role: null, keyError: null, keyUnsure: false, c: null, etag: null, battle: null, rolls: [],
     rs: null, sig: null, main, sections: {}, done: '', doneVersion: 0, status: 'live', poll: null, wasMyTurn: false,
     history: new Map(),
   };
@@ -44,24 +44,16 @@ export async function showCampaign(main, id) {
     forgetKey(id, key);
     if (key !== st.key) return;
     st.role = null;
-    st.keyUnsure = null;
+    st.keyUnsure = false;
     st.keyError = problemWords(e);
     st.sig = null;
     st.undoSig = null;
     st.linksSig = null;
     update(st);
   };
-  if (st.key) {
-    // Only a refusal says the key does not work. When the server cannot be asked just now, the
-    // page goes on as the role this device last knew the key for, and asks again.
-    const k = await keyRole(`/campaigns/${id}`, st.key);
-    if (k.role) st.role = k.role;
-    else if (k.refused) st.keyError = problemWords(k.refused);
-    else {
-      st.keyUnsure = problemWords(k.unsure);
-      st.role = roleKept(id, st.key);
-    }
-  }
+  // Only a refusal says the key does not work; when the server cannot be asked just now, the
+  // page goes on as the role this device knows the key for, and asks again (checkKey).
+  Object.assign(st, await openingRole(`/campaigns/${id}`, id, st.key));
   const first = await api('GET', `/campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
   try { st.rs = (await api('GET', `/rulesets/${first.data.ruleset}`)).data; } catch { st.rs = null; }
   const details = await loadDetails(st, first.data);
@@ -97,7 +89,7 @@ async function checkKey(st) {
   remember(st.id, st.c.name, k.role, st.key);
   if (k.role !== st.role) { window.location.reload(); return; }
   if (st.keyUnsure) {
-    st.keyUnsure = null;
+    st.keyUnsure = false;
     fill(st.sections.header, header(st));
   }
 }
@@ -310,7 +302,7 @@ function header(st) {
     grandLink(st),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${c.ruleset_name} · dice: ${c.dice === 'server' ? 'rolled by the server' : c.dice === 'table' ? 'rolled at the table' : 'server or table'} · ${c.status === 'finished' ? 'finished' : 'in progress'}` })),
     st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `${st.keyError} You can still read the campaign.` }) : null,
-    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: 'This link could not be checked just now (no connection, or the server busy): this page goes on as this phone knows the link, and asks again by itself.' }) : null,
+    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: KEY_UNSURE_WORDS }) : null,
   ];
 }
 

@@ -2,14 +2,14 @@
 // points, the one being played linked, the standing over all of it, a timeline of every
 // battle, a points chart, the links to share and (for the organizer) the group's chat. It stays
 // current by long polling the grand campaign's ETag, which moves with every campaign of it.
-import { api, keyRole, watch } from './api.js';
+import { api, keyRole, openingRole, watch } from './api.js';
 import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
 import { errorSlot, showError } from './actions.js';
 import { linkCard, linkFor, readOnlyCard } from './share.js';
-import { remember, keysFor, forgetKey, roleKept } from './store.js';
-import { WHO, problemWords } from './words.js';
+import { remember, keysFor, forgetKey } from './store.js';
+import { KEY_UNSURE_WORDS, WHO, problemWords } from './words.js';
 
 const wide = () => window.matchMedia('(min-width: 48rem)').matches;
 
@@ -20,17 +20,8 @@ const SECTIONS = [
 
 export async function showGrand(main, id) {
   const params = new URLSearchParams(window.location.hash.slice(1));
-  const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: null, g: null, etag: null, main, sections: {}, done: '' };
-  if (st.key) {
-    // As on a campaign's page: only a refusal says the key does not work.
-    const k = await keyRole(`/grand-campaigns/${id}`, st.key);
-    if (k.role) st.role = k.role;
-    else if (k.refused) st.keyError = problemWords(k.refused);
-    else {
-      st.keyUnsure = problemWords(k.unsure);
-      st.role = roleKept(id, st.key);
-    }
-  }
+  const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: false, g: null, etag: null, main, sections: {}, done: '' };
+  Object.assign(st, await openingRole(`/grand-campaigns/${id}`, id, st.key)); // as a campaign's page
   const first = await api('GET', `/grand-campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
   st.g = first.data;
   st.etag = first.etag;
@@ -53,7 +44,7 @@ async function checkKey(st) {
   if (k.refused) {
     forgetKey(st.id, st.key);
     st.role = null;
-    st.keyUnsure = null;
+    st.keyUnsure = false;
     st.keyError = problemWords(k.refused);
     st.linksSig = null;
     update(st);
@@ -62,7 +53,7 @@ async function checkKey(st) {
   remember(st.id, st.g.name, k.role, st.key, true);
   if (k.role !== st.role) { window.location.reload(); return; }
   if (st.keyUnsure) {
-    st.keyUnsure = null;
+    st.keyUnsure = false;
     update(st);
   }
 }
@@ -154,7 +145,7 @@ function header(st) {
     h('h1', { text: g.name }),
     h('p', {}, role, ' ', h('span', { class: 'muted', text: `${g.grand_ruleset_name} · ${g.campaigns.length} campaigns${players} · ${g.status === 'finished' ? 'finished' : 'in progress'}` })),
     st.keyError ? h('p', { class: 'error', role: 'alert', id: 'key-error', text: `${st.keyError} You can still read the grand campaign.` }) : null,
-    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: 'This link could not be checked just now (no connection, or the server busy): this page goes on as this phone knows the link, and asks again by itself.' }) : null,
+    st.keyUnsure ? h('p', { class: 'notice', role: 'status', id: 'key-unsure', text: KEY_UNSURE_WORDS }) : null,
   ];
 }
 

@@ -70,6 +70,9 @@ const BUSY_WORDS = {
   'idempotency-key-reused': 'This was sent before as something else, so it was not done now: look at the campaign again, then decide.',
 };
 
+// Said on a page whose key could not be checked just now (api.js, openingRole).
+export const KEY_UNSURE_WORDS = 'This link could not be checked just now (no connection, or the server busy): this page goes on as this phone knows the link, and asks again by itself.';
+
 // The server's message, with a field path it starts with put in words.
 export function problemWords(e) {
   let text = e.message || 'Something went wrong.';

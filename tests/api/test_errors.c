@@ -371,6 +371,9 @@ static void test_keys(void)
     memcpy(other.key[AXIS], tbl.key[AXIS], sizeof other.key[AXIS]);
     struct http_resp *r = camp_post(&api_daemon, &other, AXIS, "/battles/1/reserve-roll", "{}");
     assert_problem(r, 401, "unauthorized");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "This link's key is not one of this campaign's: ask the organizer for "
+                           "a link.");
     http_free(r);
     /* A key in the query string is ignored. */
     char q[512];

@@ -944,6 +944,13 @@ static void test_keys_and_versions(void)
     assert_problem(r, 401, "unauthorized");
     CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "replaced"));
     http_free(r);
+    struct camp g_stranger = g; /* a key it never had */
+    snprintf(g_stranger.key[ORGANIZER], sizeof g_stranger.key[0], "%043d", 7);
+    r = grand_req(&api_daemon, "POST", &g_stranger, ORGANIZER, "/next", "{}");
+    assert_problem(r, 401, "unauthorized");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), "This link's key is not one of this grand "
+                                                  "campaign's: ask the organizer for a link.");
+    http_free(r);
     r = grand_req(&api_daemon, "POST", &g, ALLIES, "/next", "{}");
     assert_problem(r, 403, "forbidden");
     http_free(r);
