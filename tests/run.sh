@@ -58,7 +58,13 @@ else
   failed+=("docs")
 fi
 
+timings=()
 run_suite() { # mode suite
+  local t0=$SECONDS
+  run_suite_body "$@"
+  timings+=("$2 ($1) $((SECONDS - t0)) s")
+}
+run_suite_body() { # mode suite
   local mode=$1 suite=$2 bdir bin
   if [ "$mode" = asan ]; then bdir=build/asan; bin=build/asan/bin; else bdir=build/release; bin=bin; fi
   step "$suite ($mode)"
@@ -129,6 +135,7 @@ done
 if [ $reports -gt 0 ]; then failed+=("daemon-reports"); else echo "no valgrind or sanitizer report in any daemon's log"; fi
 
 step "summary"
+echo "time per suite: $(IFS=,; echo "${timings[*]}" | sed 's/,/, /g'); all in all $SECONDS s"
 if [ ${#failed[@]} -gt 0 ]; then
   # Each failed test with its failed assertions (daemons' reports are printed above).
   for f in tests/out/logs/*.out; do
