@@ -6,7 +6,7 @@
 # make test-fresh runs this first on the bare Debian 12 root, before `make test`, so that
 # nothing `make test` installs can hide a package `make run` lacks. It needs nothing but bash:
 # the requests go through bash's /dev/tcp (a bare root has no curl).
-#   scripts/check-make-run.sh     (port 8044 and var/pg of this checkout must be free)
+#   scripts/check-make-run.sh     (refuses to start while anything answers on port 8044)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 port=8044
@@ -17,7 +17,13 @@ fail() {
   echo "check-make-run: FAILED: $*" >&2
   echo "check-make-run: the end of make run's output:" >&2
   tail -n 30 "$log" | sed 's/^/  /' >&2
-  [ -n "$pid" ] && kill -INT -- "-$pid" 2>/dev/null
+  # Nothing is left running: Ctrl-C, then whatever is still there is killed, PostgreSQL stopped.
+  if [ -n "$pid" ]; then
+    kill -INT -- "-$pid" 2>/dev/null
+    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL -- "-$pid" 2>/dev/null
+  fi
+  scripts/pg.sh stop var/pg >/dev/null 2>&1
   exit 1
 }
 
@@ -33,13 +39,19 @@ http() { # method path [json body]
   printf '%s\n' "$answer" | sed '1,/^\r\{0,1\}$/d'
 }
 
-start() { # what: waits until the daemon answers /readyz with 200, for as long as installs take
-  setsid make run >>"$log" 2>&1 &
+start() { # what: waits until this make run's m44d answers /readyz with 200 (installs included)
+  [ -z "$(http GET /readyz | head -n 1)" ] || { echo "check-make-run: something already answers on port $port; stop it first" >&2; exit 1; }
+  local from
+  from=$(wc -l <"$log")
+  # Its own process group, as a terminal gives it; and SIGINT as a terminal leaves it (a shell
+  # starts background commands with SIGINT ignored, which would hide how make run takes Ctrl-C).
+  setsid env --default-signal=INT,QUIT make run >>"$log" 2>&1 &
   pid=$!
-  local deadline=$((SECONDS + ${M44_MAKE_RUN_WAIT:-1200}))
-  until [ "$(http GET /readyz | head -n 1)" = 200 ]; do
+  local deadline=$((SECONDS + 1200))
+  until tail -n +"$((from + 1))" "$log" | grep -q 'main: m44d .* ready' &&
+        [ "$(http GET /readyz | head -n 1)" = 200 ]; do
     kill -0 "$pid" 2>/dev/null || { pid=""; fail "$1: make run ended before serving"; }
-    [ $SECONDS -lt $deadline ] || fail "$1: nothing served on 127.0.0.1:$port"
+    [ $SECONDS -lt $deadline ] || fail "$1: nothing served on 127.0.0.1:$port after 20 minutes"
     sleep 1
   done
 }
@@ -50,6 +62,12 @@ stop() { # what: Ctrl-C; make run must end, PostgreSQL with it
   for i in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   kill -0 "$pid" 2>/dev/null && fail "$1: make run still running 30 s after Ctrl-C"
   pid=""
+  # m44d ends cleanly first (its requests drained), and only then its PostgreSQL is stopped.
+  local ended stopped
+  ended=$(grep -n 'main: stopped$' "$log" | tail -n 1 | cut -d: -f1)
+  stopped=$(grep -n '^run.sh: PostgreSQL stopped' "$log" | tail -n 1 | cut -d: -f1)
+  [ -n "$ended" ] && [ -n "$stopped" ] && [ "$ended" -lt "$stopped" ] ||
+    fail "$1: after Ctrl-C, m44d did not stop before its PostgreSQL (m44d's end on line ${ended:-none}, PostgreSQL's on ${stopped:-none})"
   [ ! -e var/pg/cluster/data/postmaster.pid ] || fail "$1: PostgreSQL still running after Ctrl-C"
   [ -z "$(http GET /readyz | head -n 1)" ] || fail "$1: something still answers on port $port"
 }

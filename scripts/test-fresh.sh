@@ -30,6 +30,12 @@ cleanup() {
     [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -9 "${p#/proc/}" 2>/dev/null || true
   done
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  # What the suites left (their logs, the daemons' logs, the e2e screenshots) comes back out.
+  if [ -d "$root/root/m44d/tests/out" ]; then
+    rm -rf "$repo/tests/out/fresh" && mkdir -p "$repo/tests/out" &&
+      cp -a "$root/root/m44d/tests/out" "$repo/tests/out/fresh" &&
+      echo "test-fresh: the suites' logs and screenshots are in tests/out/fresh/" >&2
+  fi
   if [ -z "${M44_FRESH_KEEP:-}" ]; then rm -rf "$work"; else echo "test-fresh: kept $root" >&2; fi
 }
 trap cleanup EXIT
@@ -80,12 +86,20 @@ chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/local/sbin:/usr/lo
     cd /root/m44d
     apt-get update -q >/dev/null
     apt-get install -y -q make >/dev/null
-    scripts/check-make-run.sh
-    make test
-    for t in "$@"; do make "$t"; done' test-fresh "${extra[@]}" || status=$?
+    # Each runs whatever the one before did: a failed make run does not hide the suites.
+    st=0
+    scripts/check-make-run.sh || st=$((st | 1))
+    make test || st=$((st | 2))
+    for t in "$@"; do make "$t" || st=$((st | 4)); done
+    exit $st' test-fresh "${extra[@]}" || status=$?
 echo "test-fresh: make run and make test (and the installs they made) took $((SECONDS - t1)) s; all in all $((SECONDS - t0)) s"
 if [ $status -ne 0 ]; then
-  echo "test-fresh: FAILED on a bare Debian 12 root (exit status $status)" >&2
-  exit $status
+  what=()
+  [ $status -gt 7 ] && what+=("the installs before them (exit status $status)")
+  [ $status -le 7 ] && [ $((status & 1)) -ne 0 ] && what+=("make run")
+  [ $status -le 7 ] && [ $((status & 2)) -ne 0 ] && what+=("make test")
+  [ $status -le 7 ] && [ $((status & 4)) -ne 0 ] && what+=("the extra targets (${extra[*]})")
+  echo "test-fresh: FAILED on a bare Debian 12 root: ${what[*]}" >&2
+  exit 1
 fi
 echo "test-fresh: passed on a bare Debian 12 root"

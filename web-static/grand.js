@@ -20,7 +20,7 @@ const SECTIONS = [
 
 export async function showGrand(main, id) {
   const params = new URLSearchParams(window.location.hash.slice(1));
-  const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: false, g: null, etag: null, main, sections: {}, done: '' };
+  const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: false, g: null, etag: null, main, sections: {}, done: '', doneVersion: 0 };
   Object.assign(st, await openingRole(`/grand-campaigns/${id}`, id, st.key)); // as a campaign's page
   const first = await api('GET', `/grand-campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
   st.g = first.data;
@@ -62,6 +62,7 @@ function take(st, r) {
   if (r.status !== 200 || (st.g && r.data.version < st.g.version)) return false;
   st.g = r.data;
   st.etag = r.etag;
+  if (st.done && r.data.version > st.doneVersion) st.done = ''; // something done since
   update(st);
   return true;
 }
@@ -201,7 +202,9 @@ function startNext(st) {
     try {
       const { data } = await api('POST', `/grand-campaigns/${st.id}/next`, { key: st.key, body });
       st.done = `${data.name} has begun.${g.what_if ? ' Each side first rolls its What-if die there.' : ''}`;
+      st.doneVersion = Infinity; // said until the grand campaign moves past this start
       await reload(st);
+      st.doneVersion = st.g.version;
     } catch (e) {
       showError(err, e);
       b.disabled = false;

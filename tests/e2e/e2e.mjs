@@ -991,6 +991,15 @@ try {
   await shotBoth(gOrg, '18-grand-next-campaign');
   await gOrg.click('#start-next');
   await gOrg.waitForFunction(() => (document.querySelector('#current') || {}).textContent?.includes('Marshall Islands'), null, { timeout: 5000 });
+  check((await text(gOrg, '#done')).startsWith('Marshall Islands has begun.'), 'the organizer is told the next campaign has begun');
+  // Something done there since (its first battle set up from another phone): the top line goes.
+  const marshall = (await apiGet(`/grand-campaigns/${gid}`)).current;
+  const kwajalein = await post(`/campaigns/${marshall}/battles`, gLinks.organizer.split('#key=')[1],
+    { scenario: 'Kwajalein', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 6 });
+  check(kwajalein.number === 1, `its first battle set up elsewhere (${JSON.stringify(kwajalein).slice(0, 120)})`);
+  await gOrg.waitForFunction(() => !document.querySelector('#done'), null, { timeout: 10000 })
+    .then(() => check(true, 'and that line goes once something is done there'))
+    .catch(async () => check(false, `and that line goes once something is done there (it still says: ${await text(gOrg, '#done')})`));
   await gOrg.click('#open-current');
   await gOrg.waitForSelector('#grand-link');
   check((await text(gOrg, '#grand-link')).includes('Campaign 2 of 4') && (await text(gOrg, 'h1')).includes('Marshall Islands'), 'the second campaign is under way, with the same key');
