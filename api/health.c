@@ -3,6 +3,7 @@
 #include "api/http.h"
 #include "api/metrics.h"
 #include "db/db.h"
+#include "util/log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,11 @@ void handle_readyz(struct req *r)
                             "The database answers but refuses changes (read-only or full).");
         return;
     case NO_DATABASE:
-        reply_problem_retry(r, PROBLEM_UNAVAILABLE, 2, "The database does not answer: %s",
-                            db_last_error(db_thread()));
+        /* Why goes to the log only: PostgreSQL's words name roles, hosts and paths. */
+        log_msg(LOG_WARN, "readyz", "the database does not answer: %s",
+                db_last_error(db_thread()));
+        reply_problem_retry(r, PROBLEM_UNAVAILABLE, 2,
+                            "The database does not answer (the server's log says why).");
         return;
     }
 }

@@ -15,7 +15,8 @@
 # new files included; committed in the copy). The certbot block is replaced by a certificate
 # signed by a throwaway CA, put where certbot puts it.
 # At each "<!-- deploy-rehearsal: check ... -->" marker the script checks what the steps before
-# it did: the dashboard, /readyz, HTTP/2, HSTS, the redirect, gzip and the real client address
+# it did: the dashboard, /healthz and /readyz (this machine only), nginx's connections, HTTP/2,
+# HSTS, the redirect, gzip and the real client address
 # in m44d's journal through nginx; the unit's sandbox in force; a backup made; a restore that
 # brings back exactly the dumped state; the site again after the upgrade steps.
 #
@@ -204,8 +205,12 @@ check_site() {
   page=$(vcurl -w '\n%{http_code} %{http_version}' "https://$domain/")
   expect "the dashboard answers over https through nginx" has "$page" '<title>m44d'
   expect "with HTTP/2 ($(tail -n 1 <<<"$page"))" test "$(tail -n 1 <<<"$page")" = "200 2"
-  expect "/readyz answers 200 through nginx" test "$(status_of "https://$domain/readyz")" = 200
-  head=$(vcurl -D - -o /dev/null "https://$domain/readyz")
+  expect "/healthz answers 200 through nginx" test "$(status_of "https://$domain/healthz")" = 200
+  expect "/readyz answers 200 through nginx on the machine itself" test "$(status_of "https://$domain/readyz")" = 200
+  expect "and not to a client elsewhere (403)" test "$(status_of --interface 127.0.0.2 "https://$domain/readyz")" = 403
+  expect "nginx holds 16384 connections a worker" \
+    has "$(in_vps nginx -T 2>/dev/null)" '^[[:space:]]*worker_connections 16384;'
+  head=$(vcurl -D - -o /dev/null "https://$domain/healthz")
   expect "HSTS" has "$head" '^strict-transport-security: max-age=[0-9]+'
   head=$(vcurl -D - -o /dev/null "http://$domain/c/x?y=1")
   expect "http:// is redirected to https://" has "$head" "^location: https://$domain/c/x\?y=1"

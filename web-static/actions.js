@@ -41,7 +41,7 @@ async function perform(st, { path, body, button, err, fields, done, queue, ifMat
     return r.data;
   } catch (e) {
     if (e instanceof QueuedError) {
-      st.setDone(`${queue}: no connection, so it waits on this phone and is sent when the server can be reached.`);
+      st.setDone(`${queue}: the server cannot be reached just now, so it waits on this phone and is sent when it can be.`);
       st.queueChanged();
       return null;
     }

@@ -43,7 +43,8 @@ async function send(method, path, { key, body, etag, ifMatch, signal, idem } = {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
   if (!res.ok) {
-    const e = new ApiError(res.status, data || { detail: `The server answered ${res.status}.` });
+    // A proxy's own 502 or 504 page (not JSON): the server was not reached, said in words.
+    const e = new ApiError(res.status, data || ([502, 504].includes(res.status) ? { code: 'server-unreachable' } : { detail: `The server answered ${res.status}.` }));
     e.retryAfter = Number(res.headers.get('Retry-After')) || 0;
     throw e;
   }
@@ -53,10 +54,11 @@ async function send(method, path, { key, body, etag, ifMatch, signal, idem } = {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const isNetworkError = (e) => !(e instanceof ApiError) && e.name !== 'AbortError';
-// A 503 (the database unavailable, read-only for now, or the outcome of a write unknown): the
-// same request with the same Idempotency-Key, later, gets the answer. Sent again like a
+// A 503 (the database unavailable, read-only for now, or the outcome of a write unknown), or a
+// proxy's 502 or 504 (the server not reached: restarting, or too slow): the same request with
+// the same Idempotency-Key, later, gets the answer, and is done at most once. Sent again like a
 // request that could not reach the server.
-const sendLater = (e) => isNetworkError(e) || (e instanceof ApiError && e.status === 503);
+const sendLater = (e) => isNetworkError(e) || (e instanceof ApiError && [502, 503, 504].includes(e.status));
 
 // One request. A POST is retried once with the same key when the network fails; with `queue`
 // (a label in players' words), one that still cannot be sent is queued instead of lost.

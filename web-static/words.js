@@ -67,6 +67,7 @@ const BUSY_WORDS = {
   'outcome-unknown': 'The server lost its database while saving this: it may or may not have been done. Look at the campaign again before trying again.',
   'shutting-down': 'The server is restarting; nothing was changed. Try again in a moment.',
   busy: 'The server is busy just now; nothing was changed. Try again in a moment.',
+  'server-unreachable': 'The server cannot be reached just now (it may be restarting). Try again in a moment.',
   'idempotency-key-reused': 'This was sent before as something else, so it was not done now: look at the campaign again, then decide.',
 };
 

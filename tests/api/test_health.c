@@ -62,8 +62,13 @@ static long readyz_status(void)
 {
     struct http_resp *r = get("/readyz");
     long st = r->status;
-    if (st == 503)
+    if (st == 503) {
         assert_problem(r, 503, "database-unavailable");
+        /* PostgreSQL's own words (its socket's path, the role) stay in the log. */
+        const char *detail = http_str(r, "detail");
+        CU_ASSERT_STRING_EQUAL(detail ? detail : "",
+                               "The database does not answer (the server's log says why).");
+    }
     http_free(r);
     return st;
 }
@@ -74,6 +79,9 @@ static void test_readyz_follows_the_database(void)
     CU_ASSERT_FATAL(tk_pg("stop"));
     CU_ASSERT_EQUAL(readyz_status(), 503);
     CU_ASSERT_EQUAL(readyz_status(), 503);
+    char *log = tk_slurp(d.log);
+    CU_ASSERT_PTR_NOT_NULL(log ? strstr(log, "readyz: the database does not answer: ") : NULL);
+    free(log);
     struct http_resp *h = get("/healthz");
     CU_ASSERT_EQUAL(h->status, 200); /* the process itself is fine */
     http_free(h);

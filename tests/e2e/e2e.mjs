@@ -69,9 +69,9 @@ async function newPage(options, name) {
   const page = await ctx.newPage();
   pages.push([name, page]);
   page.on('request', (req) => { if (!req.url().startsWith(BASE) && !req.url().startsWith('data:')) foreign.push(req.url()); });
-  // Refused requests (the test provokes some on purpose) and requests made while the test holds
+  // Refused requests and a proxy's 502 (the test provokes them on purpose) and requests made while the test holds
   // a page offline are logged by Chromium; they are not script errors.
-  const expected = /^Failed to load resource: (the server responded with a status of (4|503)|net::ERR_INTERNET_DISCONNECTED|net::ERR_FAILED)/;
+  const expected = /^Failed to load resource: (the server responded with a status of (4|50[23])|net::ERR_INTERNET_DISCONNECTED|net::ERR_FAILED)/;
   page.on('console', (msg) => { if (msg.type() === 'error' && !expected.test(msg.text())) consoleErrors.push(`${name}: ${msg.text()}`); });
   page.on('pageerror', (err) => consoleErrors.push(`${name}: ${err.message}`));
   return page;
@@ -740,7 +740,23 @@ try {
   await fAllies.click('#roll-reserve-roll');
   await fAllies2.waitForSelector('#act-reserve-choice', { timeout: 5000 });
   await fAllies.waitForSelector('#confirm-choice');
+  // The server restarting behind its proxy: the choice is answered by nginx's own 502 page, twice
+  // (the send and its one retry). It waits on the phone, and is sent by itself once it can be.
+  const choicePath = new RegExp(`/campaigns/${fx.id}/battles/2/reserve-choice$`);
+  let badGateways = 0;
+  await fAllies.route(choicePath, (route) => (badGateways++ < 2
+    ? route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>' })
+    : route.continue()));
   await fAllies.click('#confirm-choice');
+  await fAllies.waitForSelector('#queued', { timeout: 5000 }).catch(() => {});
+  const waitsWords = await text(fAllies, '#done');
+  check(await fAllies.locator('#queued').count() === 1 && waitsWords.includes('cannot be reached just now, so it waits on this phone'),
+    `the server behind its proxy not reached (502): the choice waits on the phone, in words (${waitsWords})`);
+  await fAllies.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
+  await fAllies.unroute(choicePath);
+  const chosenOnce = (await get(`/campaigns/${fx.id}/battles/2`)).reserves.allies.chosen;
+  check(badGateways === 3 && chosenOnce !== null && chosenOnce !== undefined && (await text(fAllies, '#done')).includes('sent'),
+    `and it is sent by itself once the server can be reached (${badGateways} sends)`);
   await fAllies2.waitForSelector('#act-reserve-choice', { state: 'detached', timeout: 5000 });
   check(!(await text(fAllies2, '#waiting')).includes('Your turn'), 'the second phone converges: no choice left to make');
 

@@ -36,6 +36,14 @@ ok_if() { # what command... (the command's status decides)
 }
 setup_failed() { echo "proxy: set-up failed: $*" >&2; exit 1; }
 has() { grep -qiE -- "$2" <<<"$1"; }
+# An answer nginx makes itself (curl -D - -o $tmp/answer -w '%{http_code}'): in the API's form,
+# application/problem+json with its status and code, and HSTS like every answer.
+edge_problem() { # curl-output status code
+  [ "$(tail -n 1 <<<"$1")" = "$2" ] && has "$1" '^content-type: application/problem\+json' &&
+    has "$1" '^strict-transport-security: max-age=63072000' &&
+    grep -qF "\"status\":$2," "$tmp/answer" && grep -qF "\"code\":\"$3\"" "$tmp/answer" &&
+    node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$tmp/answer"
+}
 
 # Debian's nginx is in /usr/sbin, which is not on a user's PATH.
 nginx=/usr/sbin/nginx
@@ -190,7 +198,10 @@ ok_if "it is m44d's page" grep -q '<title>m44d' "$tmp/index.html"
 ok_if "HSTS on every answer" has "$r" '^strict-transport-security: max-age=63072000'
 ok_if "m44d's own security headers pass through" has "$r" '^content-security-policy: '
 r=$(tcurl -D - -o /dev/null "$base/readyz" -w '%{http_code}')
-ok_if "/readyz through nginx" test "$(tail -n 1 <<<"$r")" = 200
+ok_if "/readyz through nginx, from this machine" test "$(tail -n 1 <<<"$r")" = 200
+ok_if "/readyz is not public (a client at 127.0.0.2: 403), /healthz is" \
+  test "$(tcurl -o /dev/null -w '%{http_code}' --interface 127.0.0.2 "$base/readyz")" = 403 -a \
+  "$(tcurl -o /dev/null -w '%{http_code}' --interface 127.0.0.2 "$base/healthz")" = 200
 r=$(tcurl -D - -o /dev/null -w '%{http_code}' "http://m44.test:$http_port/c/abc?x=1")
 ok_if "http:// redirects to https:// with the path" has "$r" '^location: https://m44\.test/c/abc\?x=1'
 r=$(tcurl -D - -o /dev/null -H 'Accept-Encoding: gzip' "$base/assets/campaign.js")
@@ -201,8 +212,9 @@ r=$(tcurl -D - -o /dev/null -H 'Accept-Encoding: gzip' "$base/api/v1/rulesets")
 ok_if "API replies are not compressed (BREACH)" eval '! has "$r" "^content-encoding:"'
 ok_if "/metrics is not public" test "$(tcurl -o /dev/null -w '%{http_code}' "$base/metrics")" = 404
 head -c 1100000 /dev/zero | tr '\0' ' ' >"$tmp/big.json"
-ok_if "a body over 1 MB is refused at the edge (413)" \
-  test "$(tcurl -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/big.json" "$base/api/v1/campaigns")" = 413
+r=$(tcurl -D - -o "$tmp/answer" -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/big.json" "$base/api/v1/campaigns")
+ok_if "a body over 1 MB is refused at the edge (413), as a problem, with HSTS" \
+  edge_problem "$r" 413 body-too-large
 
 # The client's address in m44d's log. m44d trusts 127.0.0.1 (nginx) only. nginx must append
 # the address it was reached from to X-Forwarded-For; m44d takes the last untrusted address.
@@ -262,6 +274,26 @@ read -r lp_code lp_time <"$tmp/longpoll" || true
 ok_if "a long poll with ?wait=30 through nginx: 304 after 30 s ($lp_code after ${lp_time:-?} s)" \
   test "$lp_code" = 304 -a "${lp_time%%.*}" -ge 29
 
+# ---- 6b. Requests one client holds open at once (limit_conn 128): 140 long polls ----
+# From 127.0.0.3, a client of its own (its address, as m44d's log shows, is its own too). Each
+# is a connection of its own (HTTP/1.1), parked 5 s by m44d; nginx refuses the 129th and after.
+: >"$tmp/polls"
+for _ in $(seq 140); do
+  printf 'url = "%s"\noutput = "/dev/null"\n' "$base/api/v1/campaigns/$cid?wait=5" >>"$tmp/polls"
+done
+tcurl --http1.1 --parallel --parallel-immediate --parallel-max 150 --interface 127.0.0.3 \
+  -H "If-None-Match: $etag" -w '%{http_code}:%{content_type}\n' --config "$tmp/polls" \
+  >"$tmp/polls.out" 2>/dev/null &
+polls_pid=$!
+sleep 2
+other=$(tcurl -o /dev/null -w '%{http_code}' --interface 127.0.0.4 "$base/api/v1/rulesets")
+wait "$polls_pid" || true
+parked=$(grep -c '^304:' "$tmp/polls.out" || true)
+held=$(grep -c '^429:application/problem+json$' "$tmp/polls.out" || true)
+ok_if "140 long polls at once from one client: at most 128 held, the rest refused with 429 ($parked held, $held refused)" \
+  test "$parked" -ge 100 -a "$parked" -le 128 -a "$held" -ge 1 -a $((parked + held)) -eq 140
+ok_if "another client is served meanwhile ($other)" test "$other" = 200
+
 # ---- 7. /metrics, as Prometheus reads it ----
 curl -fsS --max-time 10 "$direct/metrics" >"$out/metrics.txt" || setup_failed "GET /metrics"
 promtool check metrics <"$out/metrics.txt" >"$tmp/promtool.out" 2>&1 && rc=0 || rc=$?
@@ -286,12 +318,17 @@ codes=""
 for _ in $(seq 40); do
   codes+=" $(tcurl -o "$tmp/answer" -w '%{http_code}:%{content_type}' -X POST -H 'Content-Type: application/json' -d '{}' "$base/api/v1/campaigns")"
 done
-edge=$(tr ' ' '\n' <<<"$codes" | grep -c '^429:text/html' || true)
-ok_if "40 creations at once: nginx's limit answers 429 itself ($edge times)" test "$edge" -gt 10
+edge=$(tr ' ' '\n' <<<"$codes" | grep -c '^429:application/problem+json$' || true)
+ok_if "40 creations at once: nginx's limit answers 429 itself, as a problem ($edge times)" test "$edge" -gt 10
+r=$(tcurl -D - -o "$tmp/answer" -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{}' "$base/api/v1/campaigns")
+ok_if "nginx's 429: too-many-requests, with Retry-After and HSTS" \
+  eval 'edge_problem "$r" 429 too-many-requests && has "$r" "^retry-after: 5"'
 ok_if "and reads still pass" test "$(tcurl -o /dev/null -w '%{http_code}' "$base/api/v1/rulesets")" = 200
 
 # ---- 9. Nothing went wrong on the way ----
-errors=$(grep -E '\[(emerg|alert|crit|error)\]' "$tmp/logs/error.log" | grep -vE 'limiting requests|client intended to send too large body' || true)
+# (The 403s of /readyz to a client elsewhere are this test's own, logged as errors by nginx.)
+errors=$(grep -E '\[(emerg|alert|crit|error)\]' "$tmp/logs/error.log" |
+  grep -vE 'limiting requests|client intended to send too large body|access forbidden by rule, client: 127\.0\.0\.2, .*"GET /readyz ' || true)
 ok_if "nginx logged no error${errors:+: $(head -n 3 <<<"$errors")}" test -z "$errors"
 cp "$tmp/logs/error.log" "$out/nginx-error.log" 2>/dev/null || true
 cp "$tmp/logs/access.log" "$out/nginx-access.log" 2>/dev/null || true
@@ -300,6 +337,15 @@ stop_pid "$m44d_pid" TERM
 wait "$m44d_pid" && rc=0 || rc=$?
 m44d_pid=""
 ok_if "m44d stopped cleanly on SIGTERM (exit $rc)" test $rc -eq 0
+
+# ---- 10. m44d not reached (stopped, restarting): nginx says so in the API's form and in words ----
+r=$(tcurl -D - -o "$tmp/answer" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+  -H 'Idempotency-Key: proxy-test-unreachable' -d '{}' "$base/api/v1/campaigns/$cid/battles")
+ok_if "a write while m44d is away: 503 server-unreachable, with Retry-After (not nginx's 502 page) ($(tail -n 1 <<<"$r"), $(head -c 120 "$tmp/answer"))" \
+  eval 'edge_problem "$r" 503 server-unreachable && has "$r" "^retry-after: 5"'
+r=$(tcurl -D - -o "$tmp/answer" -w '%{http_code}' "$base/c/$cid")
+ok_if "a page opened meanwhile says so in words and tries again by itself ($(tail -n 1 <<<"$r"), $(grep -o '<h1>[^<]*' "$tmp/answer"))" \
+  eval 'test "$(tail -n 1 <<<"$r")" = 503 && has "$r" "^content-type: text/html" && has "$r" "^strict-transport-security: max-age=63072000" && grep -q "Back in a moment" "$tmp/answer" && grep -q "http-equiv=\"refresh\"" "$tmp/answer"'
 
 echo
 echo "proxy: $checks checks, $failures failed; logs in $out"
