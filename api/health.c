@@ -51,8 +51,7 @@ void handle_readyz(struct req *r)
         return;
     case NO_DATABASE:
         /* Why goes to the log only: PostgreSQL's words name roles, hosts and paths. */
-        log_msg(LOG_WARN, "readyz", "the database does not answer: %s",
-                db_last_error(db_thread()));
+        log_msg(LOG_WARN, "readyz", "the database does not answer: %s", db_last_error(db_thread()));
         reply_problem_retry(r, PROBLEM_UNAVAILABLE, 2,
                             "The database does not answer (the server's log says why).");
         return;
