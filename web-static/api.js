@@ -30,6 +30,9 @@ export function randomHex(bytes) {
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
+// A proxy's own answers when the server behind it was not reached (restarting) or too slow.
+const NOT_REACHED = [502, 504];
+
 async function send(method, path, { key, body, etag, ifMatch, signal, idem } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -43,8 +46,8 @@ async function send(method, path, { key, body, etag, ifMatch, signal, idem } = {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
   if (!res.ok) {
-    // A proxy's own 502 or 504 page (not JSON): the server was not reached, said in words.
-    const e = new ApiError(res.status, data || ([502, 504].includes(res.status) ? { code: 'server-unreachable' } : { detail: `The server answered ${res.status}.` }));
+    // A proxy's own page (not JSON) for a server not reached is said in words.
+    const e = new ApiError(res.status, data || (NOT_REACHED.includes(res.status) ? { code: 'server-unreachable' } : { detail: `The server answered ${res.status}.` }));
     e.retryAfter = Number(res.headers.get('Retry-After')) || 0;
     throw e;
   }
@@ -58,7 +61,7 @@ const isNetworkError = (e) => !(e instanceof ApiError) && e.name !== 'AbortError
 // proxy's 502 or 504 (the server not reached: restarting, or too slow): the same request with
 // the same Idempotency-Key, later, gets the answer, and is done at most once. Sent again like a
 // request that could not reach the server.
-const sendLater = (e) => isNetworkError(e) || (e instanceof ApiError && [502, 503, 504].includes(e.status));
+const sendLater = (e) => isNetworkError(e) || (e instanceof ApiError && (e.status === 503 || NOT_REACHED.includes(e.status)));
 
 // One request. A POST is retried once with the same key when the network fails; with `queue`
 // (a label in players' words), one that still cannot be sent is queued instead of lost.

@@ -203,7 +203,8 @@ function startNext(st) {
       const { data } = await api('POST', `/grand-campaigns/${st.id}/next`, { key: st.key, body });
       st.done = `${data.name} has begun.${g.what_if ? ' Each side first rolls its What-if die there.' : ''}`;
       st.doneVersion = Infinity; // said until the grand campaign moves past this start
-      await reload(st);
+      // Begun, whatever the read after it does (the next poll shows it if this read fails).
+      await reload(st).catch(() => {});
       st.doneVersion = st.g.version;
     } catch (e) {
       showError(err, e);
