@@ -18,7 +18,9 @@
 # it did: the dashboard, /healthz and /readyz (this machine only), nginx's connections, HTTP/2,
 # HSTS, the redirect, gzip and the real client address
 # in m44d's journal through nginx; the unit's sandbox in force; a backup made; a restore that
-# brings back exactly the dumped state; the site again after the upgrade steps.
+# brings back exactly the dumped state; an alert from a failed backup and from m44d killed
+# (posted to a listener of the script's, in the journal at priority crit); the site again after
+# the upgrade steps.
 #
 # Needs root, debootstrap, systemd-container (systemd-nspawn), and the network to a Debian
 # mirror (M44_REHEARSAL_MIRROR). Takes 1 to 2 minutes with a nearby mirror. The root is
@@ -36,6 +38,8 @@ mirror=${M44_REHEARSAL_MIRROR:-http://deb.debian.org/debian}
 security=${M44_REHEARSAL_SECURITY:-http://deb.debian.org/debian-security}
 domain=m44.rehearsal.test
 work=$(mktemp -d /var/tmp/m44-rehearsal.XXXXXX)
+# The alerts' address (DEPLOY.md's placeholder): a listener of this script's in the machine.
+alert_port=8099
 root=$work/root
 logs=$repo/tests/out/deploy-rehearsal
 rm -rf "$logs" && mkdir -p "$logs"
@@ -48,6 +52,7 @@ fail() { say "FAILED: $*" >&2; exit 1; }
 
 cleanup() {
   local status=$?
+  if [ -n "${alert_listener:-}" ]; then kill "$alert_listener" 2>/dev/null || true; fi
   if [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null; then
     kill -TERM "$nspawn_pid" 2>/dev/null || true # nspawn asks the container's systemd to power off
     for _ in $(seq 60); do kill -0 "$nspawn_pid" 2>/dev/null || break; sleep 1; done
@@ -74,13 +79,14 @@ awk -v dir="$steps" '
 ' docs/DEPLOY.md
 for f in "$steps"/*.sh; do
   sed -i -e 's#https://git\.example\.org/m44d\.git#/root/m44d-src#g' \
+         -e "s#https://alerts\.example\.org/m44d#http://127.0.0.1:$alert_port/m44d#g" \
          -e "s/m44\.example\.org/$domain/g" -e "s/admin@example\.org/admin@$domain/g" "$f"
   if grep -n 'example\.org' "$f" >/dev/null; then
     fail "a placeholder this script does not know is left in a step of docs/DEPLOY.md: $(grep -n 'example\.org' "$f" | head -1)"
   fi
 done
 markers=$(cat "$steps"/*.marker 2>/dev/null | tr '\n' ' ')
-for m in boot "check site" "check backup" "check restore" "check upgrade"; do
+for m in boot "check site" "check backup" "check restore" "check alerts" "check upgrade"; do
   [[ " $markers" == *" $m "* ]] || fail "docs/DEPLOY.md has no '<!-- deploy-rehearsal: $m -->' marker"
 done
 [ "$(grep -l '^certbot certonly' "$steps"/*.sh | wc -l)" -eq 1 ] ||
@@ -303,10 +309,106 @@ check_restore() {
     test "$(status_of "https://$domain/api/v1/campaigns/$campaign2")" = 404
 }
 
+# Alerts: a backup that cannot write its file, then m44d killed, must each reach the address
+# DEPLOY.md's /etc/m44d/alert posts to (here a listener in the machine's network, run from the
+# host) and the journal at priority crit. The listener keeps each POST's Title and body.
+alerts=""
+listen_alerts() {
+  alerts=$work/alerts.txt
+  : >"$alerts"
+  nsenter --target "$leader" --net timeout 300 python3 -c '
+import http.server, sys
+out = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        with open(out, "ab") as f:
+            f.write(b"Title: " + (self.headers.get("Title") or "").encode() + b"\n" + body + b"\n----\n")
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[2])), H).serve_forever()
+' "$alerts" "$alert_port" >"$logs/alert-listener.log" 2>&1 &
+  alert_listener=$!
+  for _ in $(seq 20); do
+    nsenter --target "$leader" --net curl -s -o /dev/null --max-time 2 -X POST -d '' \
+      "http://127.0.0.1:$alert_port/ping" && break
+    sleep 0.25
+  done
+  : >"$alerts"
+}
+alert_listener=""
+wait_alert() { # title-pattern -> $line: the alert posted with that title, waiting up to 30 s
+  line=""
+  for _ in $(seq 60); do
+    line=$(grep -E "^Title: $1" "$alerts" | tail -n 1 || true)
+    [ -n "$line" ] && return 0
+    sleep 0.5
+  done
+}
+crit_line() { # pattern -> $line: the journal's line at priority crit matching it
+  line=""
+  for _ in $(seq 20); do
+    line=$(in_vps journalctl --no-pager -o cat -p crit | grep -E "$1" | tail -n 1 || true)
+    [ -n "$line" ] && return 0
+    sleep 0.5
+  done
+}
+check_alerts() {
+  listen_alerts
+  # A backup that cannot write: its directory taken away from the m44d user for one run.
+  in_vps chmod 500 /var/backups/m44d
+  in_vps systemctl start m44d-backup.service >/dev/null 2>&1 && fail "the backup ran into a directory it cannot write"
+  in_vps chmod 700 /var/backups/m44d
+  wait_alert "m44d: m44d-backup\.service failed on m44-vps"
+  expect "a failed backup posts an alert ($line)" test -n "$line"
+  expect "with the backup's own words" has "$(cat "$alerts")" 'pg_dump.*(Permission denied|could not open)'
+  crit_line '^m44d-backup\.service failed'
+  expect "and says so in journalctl -p crit ($line)" test -n "$line"
+  expect "a backup after it runs again" in_vps systemctl start m44d-backup.service
+  # m44d killed: systemd starts it again, and says so.
+  : >"$alerts"
+  in_vps systemctl kill --signal=KILL m44d
+  wait_alert "m44d: m44d\.service failed on m44-vps"
+  expect "m44d killed posts an alert ($line)" test -n "$line"
+  crit_line '^m44d\.service failed'
+  expect "and says so in journalctl -p crit ($line)" test -n "$line"
+  local back=""
+  for _ in $(seq 40); do
+    back=$(status_of "https://$domain/readyz")
+    [ "$back" = 200 ] && break
+    sleep 0.5
+  done
+  expect "and m44d is back, started again by systemd" test "$back" = 200
+  # Killed again at once: started again, but no second alert within 10 minutes.
+  : >"$alerts"
+  in_vps systemctl kill --signal=KILL m44d
+  for _ in $(seq 40); do
+    sleep 0.5
+    back=$(status_of "https://$domain/readyz")
+    [ "$back" = 200 ] && break
+  done
+  expect "killed again at once, m44d is back" test "$back" = 200
+  line=""
+  for _ in $(seq 20); do
+    line=$(in_vps journalctl --no-pager -o cat -u 'm44d-alert@m44d.service.service' | grep -F 'alert not sent' | tail -n 1 || true)
+    [ -n "$line" ] && break
+    sleep 0.5
+  done
+  expect "no second alert within 10 minutes: the journal says so ($line)" test -n "$line"
+  expect "and nothing was posted" test ! -s "$alerts"
+  kill "$alert_listener" 2>/dev/null || true
+  wait "$alert_listener" 2>/dev/null || true
+  alert_listener=""
+}
+
 check_upgrade() {
   expect "after the upgrade steps m44d is active" test "$(in_vps systemctl is-active m44d)" = active
   expect "/readyz through nginx" test "$(status_of "https://$domain/readyz")" = 200
   expect "the campaigns are still there" test "$(status_of "https://$domain/api/v1/campaigns/$campaign1")" = 200
+  # The upgrade stopped m44d as asked: no alert, only the two of the kills above.
+  local crits
+  crits=$(in_vps journalctl --no-pager -o cat -p crit | grep -c '^m44d\.service failed' || true)
+  expect "a stop that was asked for is no alert ($crits crit lines, the two kills')" test "$crits" = 2
 }
 
 # ---- run DEPLOY.md ----
@@ -320,6 +422,7 @@ for f in "$steps"/*; do
       "check site") check_site ;;
       "check backup") check_backup ;;
       "check restore") check_restore ;;
+      "check alerts") check_alerts ;;
       "check upgrade") check_upgrade ;;
       *) fail "unknown marker '$m' in docs/DEPLOY.md" ;;
     esac
