@@ -38,6 +38,7 @@ static void reissue_key(struct req *r, bool grand)
                           .action = reissue,
                           .arg = &a,
                           .returns_keys = true,
+                          .reissues = &a.role,
                           .grand_wide = !grand, /* a grand campaign's key is all its campaigns' */
                           .reloads = true};     /* a rare action: read the keys again after */
     write_run(r, &op);

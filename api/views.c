@@ -238,7 +238,7 @@ json_t *view_campaign(struct db *db, struct campaign *c)
                   side_or_null(c->finished ? c->winner : o.winner), "victory_points",
                   pair_json(o.victory_points), "grade", o.grade, "points", o.points));
     /* What an undo would undo now (API.md), so that a page can offer it to whom it may. */
-    char what[300], why_not[300];
+    char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
     json_t *undo = json_null();
     if (campaign_undo_info(c, what, sizeof what, why_not, sizeof why_not)) {
         json_t *who = json_array();

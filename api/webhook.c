@@ -162,12 +162,12 @@ void handle_grand_webhook_set(struct req *r)
 
 /* ---- GET: how it goes, for the organizer ---- */
 
-/* The organizer's key, or a refusal. */
-static enum cres organizer_only(struct cerr *err, enum role role)
+/* The organizer's key, or a refusal (a replaced key is told so, as everywhere). */
+static enum cres organizer_only(struct cerr *err, enum role role, const char *key,
+                                enum role replaced, const char *what)
 {
     if (role == ROLE_NONE)
-        return refuse(err, PROBLEM_UNAUTHORIZED, NULL,
-                      "Send the organizer's key: Authorization: Bearer <key>.");
+        return refuse_key(err, key, replaced, what);
     if (role != ROLE_ORGANIZER)
         return refuse(err, PROBLEM_FORBIDDEN, NULL,
                       "Only the organizer sees how the chat goes; this is the %s key.",
@@ -189,7 +189,10 @@ static enum cres campaign_get(struct db *db, struct req *r, struct campaign *c, 
 {
     (void)arg;
     char keybuf[KEY_TEXT_LEN + 8];
-    enum cres rc = organizer_only(err, campaign_role(c, bearer_key(r, keybuf, sizeof keybuf)));
+    const char *key = bearer_key(r, keybuf, sizeof keybuf);
+    enum role role = campaign_role(c, key);
+    enum cres rc = organizer_only(
+        err, role, key, role == ROLE_NONE ? campaign_replaced_role(c, key) : ROLE_NONE, "campaign");
     return rc == C_OK ? reply_status(r, campaign_status(db, c)) : rc;
 }
 
@@ -198,7 +201,11 @@ static enum cres grand_get(struct db *db, struct req *r, struct grand *g, struct
 {
     (void)arg;
     char keybuf[KEY_TEXT_LEN + 8];
-    enum cres rc = organizer_only(err, grand_role(g, bearer_key(r, keybuf, sizeof keybuf)));
+    const char *key = bearer_key(r, keybuf, sizeof keybuf);
+    enum role role = grand_role(g, key);
+    enum cres rc =
+        organizer_only(err, role, key, role == ROLE_NONE ? grand_replaced_role(g, key) : ROLE_NONE,
+                       "grand campaign");
     return rc == C_OK ? reply_status(r, grand_status(db, g)) : rc;
 }
 

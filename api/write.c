@@ -314,6 +314,11 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
             return DB_TX_ERROR;
         if (PQntuples(res) == 1) {
             bool same = strcmp(PQgetvalue(res, 0, 0), hash) == 0;
+            if (same && replaced != ROLE_NONE && w->op->returns_keys &&
+                !(w->op->reissues && *w->op->reissues == replaced)) {
+                PQclear(res);
+                return refuse_replaced(w, replaced);
+            }
             if (same) {
                 w->replay_body = idem_open(ik, PQgetvalue(res, 0, 2));
                 w->replay_status = atoi(PQgetvalue(res, 0, 1));

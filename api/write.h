@@ -35,6 +35,11 @@ struct write_op {
     /* the answer holds keys (creation, import): an Idempotency-Key, which can replay it, must
      * be long enough not to be guessed (IDEM_KEY_MIN_SECRET) */
     bool returns_keys;
+    /* a re-issue: the role whose new key the answer holds. A key a re-issue replaced has its own
+     * lost answers replayed (a page that lost its connection asks again), but of answers that
+     * hold a key only the re-issue of that key itself: the organizer who replaced their own
+     * key gets the new one, an organizer key replaced since never gets a side's key again. */
+    const enum role *reissues;
     /* the reply is the standing after the write, with the action's body merged in */
     bool reply_standing;
     /* the action needs or writes what a campaign kept in memory cannot know (a log number the

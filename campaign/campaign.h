@@ -277,7 +277,7 @@ int campaign_pre_battle_needs(const struct campaign *c, const struct battle *b,
  * has been played since the last roll, the next battle has not begun, and it was not used). */
 bool campaign_what_if_again(const struct campaign *c, enum side side);
 
-/* Appends a line to the event log. */
+/* Appends a line to the event log. A NULL detail (a json_pack that failed) is C_DBERR. */
 enum cres campaign_log(struct db *db, struct campaign *c, const char *actor, const char *action,
                        json_t *detail /* stolen */);
 
@@ -421,7 +421,7 @@ struct result_input {
     int objective[SIDE_COUNT];
     bool has_undeployed, has_objective;
     bool sudden_death; /* won by the scenario's special condition: the medals may say otherwise */
-    bool replayed;     /* from an export: the undeployed reserves are kept as they were recorded */
+    bool replayed;     /* from an export: undeployed reserves up to the options taken (result.c) */
 };
 enum cres campaign_result(struct db *db, struct campaign *c, int battle,
                           const struct result_input *in, struct cerr *e);
@@ -475,8 +475,9 @@ enum cres campaign_import(struct db *db, json_t *doc, const struct grand_link *g
 /*
  * What an undo would undo now: `what` in players' words ("the Axis' reserve roll for battle 2
  * (star, flag)"), and `why_not` when it cannot be ("" when it can). False when nothing has been
- * done yet.
+ * done yet. UNDO_TEXT_MAX holds either with the longest text a ruleset may give (a token's).
  */
+#define UNDO_TEXT_MAX (RS_TEXT_MAX + 192)
 bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char *why_not,
                         size_t nlen);
 /* Undoes the last action (API.md): `role` is who asks (the organizer, or the side whose action

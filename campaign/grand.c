@@ -200,6 +200,8 @@ enum cres grand_next(struct db *db, struct grand *g, const struct grand_next_inp
     if (rc != C_OK)
         return rc;
     copy(new_id, CAMPAIGN_ID_LEN + 1, out.id);
+    if (g->nmembers == 0 && !db_grand_keys_to_log(db, g->id, out.id))
+        return C_DBERR;
     char text[CHAT_TEXT_MAX];
     snprintf(text, sizeof text, "%s begins: campaign %d of %d.%s", in.name, next, g->gr->ncampaigns,
              in.what_if ? " Each side rolls its What-if die first." : "");
@@ -225,7 +227,10 @@ enum cres grand_reissue_key(struct db *db, struct grand *g, enum role role, cons
     sodium_hex2bin(g->key_hash[role], 32, hash, 64, NULL, NULL, NULL);
     sodium_memzero(hash, sizeof hash);
     /* Each campaign's log says so too (a key is an action on none of them); their versions
-     * move, so that their pages, and their logs' ETags, do. */
+     * move, so that their pages, and their logs' ETags, do. Before the first campaign, the
+     * grand campaign keeps it for that campaign's log. */
+    if (g->nmembers == 0 && !db_grand_key_kept(db, g->id, role_name(role)))
+        return C_DBERR;
     for (int i = 0; i < g->nmembers; i++)
         if (!db_log_insert(db, g->members[i].id, "organizer", "key_reissued",
                            role == ROLE_ORGANIZER ? "{\"role\":\"organizer\"}"

@@ -75,8 +75,8 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
         return chosen;
     }
     case IMPORT_RESULT: {
-        /* A backup restores what was recorded, also from before undeployed reserves were
-         * checked against the units called up. */
+        /* A backup restores what an earlier reading recorded: undeployed reserves up to the
+         * options the side took, not only the units (campaign/result.c). */
         struct result_input in = a->result;
         in.replayed = true;
         return campaign_result(db, c, a->battle, &in, e);

@@ -140,8 +140,15 @@ static enum cres read_created(struct rd *r, json_t *d, struct import_plan *p)
     if (!(in->name = get_str(d, "name", NAME_MAX_BYTES, true)))
         return bad(r, "name", "must be a name of 1 to %d bytes", NAME_MAX_BYTES);
     const char *ruleset = json_string_value(json_object_get(d, "ruleset"));
-    if (!(in->rse = ruleset_entry(ruleset)))
-        return bad(r, "ruleset", "\"%s\" is not a ruleset this server has", ruleset ? ruleset : "");
+    if (!ruleset || !*ruleset)
+        return bad(r, "ruleset", "must be the id of a ruleset");
+    if (!(in->rse = ruleset_entry(ruleset))) {
+        /* As a grand campaign's rules this server lacks: 409, the field in full. */
+        char field[96];
+        snprintf(field, sizeof field, "%s.ruleset", r->path);
+        return refuse(r->e, PROBLEM_RULESET_UNAVAILABLE, field,
+                      "This campaign's rules (%s) are not loaded on this server.", ruleset);
+    }
     json_t *wi = json_object_get(d, "what_if");
     if (!json_is_boolean(wi))
         return bad(r, "what_if", "must be true or false");

@@ -7,11 +7,14 @@
 
 /* Undeployed reserves are units a side called up in this battle and could not place (RULES.md
  * 2): no more than the options its reserve choice took that bring a new unit onto the map (the
- * ruleset says which grants do: not a kept token or star, nor a grant marked "unit": false). */
+ * ruleset says which grants do: not a kept token or star, nor a grant marked "unit": false).
+ * A backup (replayed) is restored as recorded when a reading m44d has applied could have
+ * recorded it: an earlier one counted the options that cost a token, so a backup may count
+ * any option the side took, never more. */
 static enum cres undeployed_check(struct db *db, const struct campaign *c, const struct ruleset *rs,
                                   int battle, const struct result_input *in, struct cerr *e)
 {
-    if (in->replayed || (!in->undeployed[0] && !in->undeployed[1]))
+    if (!in->undeployed[0] && !in->undeployed[1])
         return C_OK;
     struct battle_detail d;
     if (battle_detail_load(db, c, battle, &d) != C_OK)
@@ -24,7 +27,8 @@ static enum cres undeployed_check(struct db *db, const struct campaign *c, const
         {
             const struct grant_def *g =
                 ruleset_grant(rs, json_string_value(json_object_get(item, "grant")));
-            units[s] += !g || g->unit; /* one the ruleset no longer defines may have been */
+            /* one the ruleset no longer defines may have been a unit */
+            units[s] += in->replayed || !g || g->unit;
         }
     }
     battle_detail_free(&d);
@@ -33,11 +37,16 @@ static enum cres undeployed_check(struct db *db, const struct campaign *c, const
             continue;
         char field[48], called[64];
         snprintf(field, sizeof field, "undeployed_reserves.%s", side_name((enum side)s));
+        const char *what = in->replayed ? "reserve option" : "reserve unit";
         if (units[s])
-            snprintf(called, sizeof called, "%d reserve unit%s", units[s],
-                     units[s] == 1 ? "" : "s");
+            snprintf(called, sizeof called, "%d %s%s", units[s], what, units[s] == 1 ? "" : "s");
         else
-            snprintf(called, sizeof called, "no reserve unit");
+            snprintf(called, sizeof called, "no %s", what);
+        if (in->replayed)
+            return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
+                          "The %s took %s in battle %d, so they cannot have %d undeployed "
+                          "reserves.",
+                          side_title((enum side)s), called, battle, in->undeployed[s]);
         return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
                       "The %s called up %s in battle %d, so they cannot have %d undeployed: "
                       "check the undeployed reserves.",
@@ -93,10 +102,10 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     }
     /* The dice each side rolls before the next battle, when the ruleset counts these medals
      * (the simplified rules): no more than a roll holds (the rest of the count is bounded when
-     * the ruleset loads). A backup restores what was recorded. */
+     * the ruleset loads). A backup too: its next roll could not be rolled as the rules say. */
     struct standing st;
     campaign_standing(c, &st); /* the battles finished before this one */
-    for (int s = 0; s < SIDE_COUNT && !in->replayed && battle < MAX_BATTLES; s++) {
+    for (int s = 0; s < SIDE_COUNT && battle < MAX_BATTLES; s++) {
         int won = st.battles_won[s] + (s == (int)w);
         long dice = victory_dice_needed(rs, battle + 1, won, in->medals[s]);
         if (dice <= RULES_MAX_DICE)

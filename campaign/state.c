@@ -5,6 +5,7 @@
 #include "campaign/state_cache.h"
 #include "db/store.h"
 #include "campaign/ruleset_load.h"
+#include "util/log.h"
 
 #include <ctype.h>
 #include <sodium.h>
@@ -802,8 +803,12 @@ void campaign_note_last(struct campaign *c, const char *actor, const char *actio
 enum cres campaign_log(struct db *db, struct campaign *c, const char *actor, const char *action,
                        json_t *detail)
 {
-    if (!detail)
-        detail = json_object();
+    /* A detail that could not be made (json_pack's NULL) is an error, never an empty entry: an
+     * undo logged without what it undid would undo the same action again and again. */
+    if (!detail) {
+        log_msg(LOG_ERROR, "campaign", "the log entry for %s could not be made", action);
+        return C_DBERR;
+    }
     campaign_note_last(c, actor, action, detail);
     char *text = json_dumps(detail, JSON_COMPACT);
     json_decref(detail);

@@ -17,6 +17,7 @@
 #include "campaign/chat.h"
 
 #include "db/store.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,7 @@ bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char 
         snprintf(what, wlen, "setting up battle %d (%s)", dint(d, "number"), dstr(d, "scenario"));
     } else if (strcmp(action, "held_used") == 0) {
         const struct grant_def *g = c->rse ? ruleset_grant(c->rse->rs, dstr(d, "grant")) : NULL;
-        snprintf(what, wlen, "marking the %s' %s used", side_words(dstr(d, "side")),
+        snprintf(what, wlen, "the %s using %s", side_words(dstr(d, "side")),
                  g ? g->text : dstr(d, "grant"));
     } else if (strcmp(action, "battle_picked") == 0) {
         snprintf(what, wlen, "the %s picking battle %d for %s", side_words(actor),
@@ -137,6 +138,8 @@ bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char 
                  "This was done before this server could undo actions; only what is done from "
                  "now on can be undone.");
     }
+    text_cut_utf8(what);
+    text_cut_utf8(why_not);
     return can || why_not[0];
 }
 
@@ -176,16 +179,18 @@ static enum cres rephase(struct db *db, struct campaign *c, int number)
 enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_t **undone,
                         struct cerr *e)
 {
-    char what[300], why_not[300];
+    char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
     bool known = campaign_undo_info(c, what, sizeof what, why_not, sizeof why_not);
     if (!known)
-        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
-                      "Nothing has been done in this campaign yet that could be undone.");
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "There is nothing to undo in this campaign.");
     if (why_not[0])
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The last action, %s, cannot be undone. %s",
                       what, why_not);
     if (c->finished)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
+    /* What follows the undo (a battle's phase again) is worked out by the ruleset's rules. */
+    if (!campaign_ruleset(c, e))
+        return C_REFUSED;
     char actor[16];
     snprintf(actor, sizeof actor, "%s", c->last.actor);
     if (role != ROLE_ORGANIZER && strcmp(actor, role_name(role)) != 0) {
@@ -247,24 +252,32 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
     /* The token changes and held tokens the action made. */
     if (!ok || !db_action_unwrite(db, c->id, seqtext))
         return C_DBERR;
+    /* The undo goes in the log before the campaign is read again: read then, its last action is
+     * the one before the action undone, which is what the reply offers to undo next. */
+    json_t *entry = json_pack("{s:I, s:s, s:s, s:s}", "undid", (json_int_t)seq, "action", action,
+                              "actor", actor, "what", what);
+    if (!entry)
+        return C_DBERR;
+    enum cres rc = campaign_log(db, c, role_name(role), "undo", json_incref(entry));
     /* Read it all again, and work out what follows. */
     char id[CAMPAIGN_ID_LEN + 1];
     snprintf(id, sizeof id, "%s", c->id);
-    enum cres rc = campaign_load(db, id, false, c, e);
+    if (rc == C_OK)
+        rc = campaign_load(db, id, false, c, e);
     if (rc == C_OK)
         rc = tokens_from_ledger(db, c);
     if (rc == C_OK && battle > 0 && strcmp(action, "battle_created") != 0)
         rc = rephase(db, c, battle);
     if (rc == C_OK && strcmp(action, "roll") == 0 && strcmp(purpose, "what_if") == 0)
         rc = rephase(db, c, 1); /* battle 1 may have waited for the What-if rolls */
-    if (rc != C_OK)
+    if (rc == C_OK)
+        rc =
+            chat_tell(db, c, "undo", "%s undid: %s.",
+                      role == ROLE_ORGANIZER ? "The organizer" : side_title(role_side(role)), what);
+    if (rc != C_OK) {
+        json_decref(entry);
         return rc;
-    *undone = json_pack("{s:I, s:s, s:s, s:s}", "undid", (json_int_t)seq, "action", action, "actor",
-                        actor, "what", what);
-    rc = campaign_log(db, c, role_name(role), "undo", json_incref(*undone));
-    return rc == C_OK
-               ? chat_tell(db, c, "undo", "%s undid: %s.",
-                           role == ROLE_ORGANIZER ? "The organizer" : side_title(role_side(role)),
-                           what)
-               : rc;
+    }
+    *undone = entry;
+    return C_OK;
 }

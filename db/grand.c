@@ -128,6 +128,37 @@ bool db_grand_key_set(struct db *db, const char *grand, const char *role, const 
     return db_defer(db, &st_key_set, p);
 }
 
+/* A key re-issued while the grand campaign has no campaign yet: kept for the first one's log. */
+static struct db_statement st_key_kept = {
+    "grand_key_kept",
+    "UPDATE grand_campaigns SET keys_reissued = keys_reissued || "
+    "jsonb_build_array(jsonb_build_object('role', $2::text, 'at', now())) WHERE id = $1::uuid",
+    2, 0};
+
+bool db_grand_key_kept(struct db *db, const char *grand, const char *role)
+{
+    const char *p[] = {grand, role};
+    return db_defer(db, &st_key_kept, p);
+}
+
+/* Those kept, into the log of the campaign that begins ($2), at their own times, in order. */
+static struct db_statement st_keys_to_log = {
+    "grand_keys_to_log",
+    "WITH k AS (SELECT e.value, e.n FROM grand_campaigns g, "
+    "jsonb_array_elements(g.keys_reissued) WITH ORDINALITY AS e(value, n) WHERE g.id = $1::uuid), "
+    "cleared AS (UPDATE grand_campaigns SET keys_reissued = '[]' WHERE id = $1::uuid "
+    "AND keys_reissued <> '[]') "
+    "INSERT INTO event_log (campaign_id, actor, action, detail, at) "
+    "SELECT $2::uuid, 'organizer', 'key_reissued', jsonb_build_object('role', k.value ->> 'role'), "
+    "(k.value ->> 'at')::timestamptz FROM k ORDER BY k.n",
+    2, 0};
+
+bool db_grand_keys_to_log(struct db *db, const char *grand, const char *campaign)
+{
+    const char *p[] = {grand, campaign};
+    return db_defer(db, &st_keys_to_log, p);
+}
+
 static struct db_statement st_version = {
     "grand_version", "SELECT version FROM grand_campaigns WHERE id = $1::uuid", 1, 0};
 

@@ -116,6 +116,9 @@ bool db_grand_lock_members_of(struct db *db, const char *campaign_id);
  * one's log got a line (a new key, the chat set) that no write to it made. */
 bool db_grand_members_touch(struct db *db, const char *grand_id, const char *except_id);
 bool db_grand_key_set(struct db *db, const char *grand, const char *role, const char *hash_hex);
+/* A key re-issued before the grand campaign's first campaign; moved into its log as it begins. */
+bool db_grand_key_kept(struct db *db, const char *grand, const char *role);
+bool db_grand_keys_to_log(struct db *db, const char *grand, const char *campaign);
 PGresult *db_grand_version(struct db *db, const char *id);
 
 /* the chat (db/outbox.c). A chat is set with its URL and kind (NULL, NULL: removed). */

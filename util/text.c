@@ -1,6 +1,8 @@
 /* Texts players read (util/text.h). */
 #include "util/text.h"
 
+#include <string.h>
+
 /* Code points that show nothing: control characters, Unicode's White_Space, and the
  * Default_Ignorable_Code_Point set (joiners, direction marks, variation selectors, tags),
  * with the fillers that render blank (Hangul fillers, the blank Braille pattern). */
@@ -40,4 +42,18 @@ bool text_blank(const char *s, size_t len)
         p += n;
     }
     return true;
+}
+
+void text_cut_utf8(char *s)
+{
+    size_t len = strlen(s), i = len;
+    /* Back over the continuation bytes (10xxxxxx) to the byte that starts the last character. */
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80 && len - i < 3)
+        i--;
+    if (i == 0)
+        return;
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t need = lead < 0x80 ? 1 : (lead & 0xe0) == 0xc0 ? 2 : (lead & 0xf0) == 0xe0 ? 3 : 4;
+    if (lead >= 0x80 && len - (i - 1) < need)
+        s[i - 1] = '\0';
 }

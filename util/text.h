@@ -13,4 +13,8 @@
  * U+3164 and the other fillers, the blank Braille pattern). An empty text is not blank. */
 bool text_blank(const char *s, size_t len);
 
+/* Takes off the end of the text at `s` a UTF-8 character cut short (snprintf stops at a byte
+ * count, not at a character): what is left is valid UTF-8 if what came before the cut was. */
+void text_cut_utf8(char *s);
+
 #endif

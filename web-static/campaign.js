@@ -508,8 +508,9 @@ function verifyView(st) {
       // Success only when every server roll was recomputed and matched.
       let verdict;
       if (bad || !v.seedsOk) verdict = { cls: 'verify-bad', text: `${v.seedsOk ? '' : 'A revealed seed does NOT match its commitment! '}Not verified: ${counts}.` };
-      else if (unrevealed) verdict = { cls: 'verify-bad', text: `Not verified: ${unrevealed} server roll${unrevealed === 1 ? '' : 's'} cannot be checked, because their seed was never revealed here (the campaign was brought in from another server before its end). ${counts}.` };
+      else if (unrevealed) verdict = { cls: 'verify-bad', text: `Not verified: ${unrevealed} server roll${unrevealed === 1 ? '' : 's'} cannot be checked, because this server does not have their seed: the campaign was brought in from a backup that did not hold it. ${counts}.` };
       else if (imported) verdict = { cls: 'verify-bad', text: `Not verified here: ${imported} server roll${imported === 1 ? ' was' : 's were'} made on another server before the campaign was brought here. ${imported === 1 ? 'It matches' : 'They match'} the seed that came with it, but this server never held that seed secret, so it cannot show the dice were not chosen. Check them on the server that rolled them. ${counts}.` };
+      else if (!ok) verdict = { cls: 'verify-none', text: table ? `Nothing to verify: every roll was entered from the table, so there is no server roll to check. ${counts}.` : 'Nothing to verify: no dice were rolled in this campaign.' };
       else verdict = { cls: 'verify-ok', text: `Verified: the revealed seed matches its commitment, and every server roll is what it gives. ${counts}.` };
       result.replaceChildren(
         h('p', { id: 'verify-summary', class: verdict.cls, text: verdict.text }),

@@ -32,8 +32,9 @@ static void usage(FILE *out)
                  "             --cards ALLIES,AXIS [--commissar allies|axis]\n"
                  "             [--effects EVENT,... --scenario NAME] [--json]\n"
                  "  m44 maps [--ruleset ID] [--json]   the D-Day Landings map combinations\n"
-                 "  m44 verify FILE    (exit 0: every server roll verified; 1: a mismatch;\n"
-                 "                     3: some server roll not verifiable here)\n"
+                 "  m44 verify FILE    (exit 0: every server roll verified, or none to verify;\n"
+                 "                     1: a mismatch; 2: not an export; 3: some server roll\n"
+                 "                     not verifiable here)\n"
                  "Faces: infantry, armor, grenade, star, flag. Every command also takes\n"
                  "--rulesets-dir DIR, an extra directory of ruleset JSON files.\n");
 }

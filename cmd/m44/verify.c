@@ -34,7 +34,7 @@ static bool record_consistent(json_t *doc, FILE *out, bool *unknown)
     free(plan);
     if (rc == C_OK)
         return true;
-    *unknown = strstr(e.field, "ruleset") != NULL;
+    *unknown = e.code == PROBLEM_RULESET_UNAVAILABLE;
     fprintf(out, "record: %s: %s%s%s%s\n", *unknown ? "CANNOT CHECK" : "MISMATCH", e.detail,
             e.field[0] ? " (at " : "", e.field, e.field[0] ? ")" : "");
     return false;
@@ -58,7 +58,9 @@ static bool campaign_readable(json_t *doc)
 }
 
 struct tally {
-    int mismatches, verified, unverified, imported, table;
+    int mismatches; /* in the seeds and rolls: a seed, a roll's number, faces or dice */
+    int record;     /* the record as a whole: not one m44d would have made */
+    int verified, unverified, imported, table;
     bool unknown_ruleset;
 };
 
@@ -71,7 +73,7 @@ static void verify_campaign(json_t *doc, FILE *out, struct tally *t)
     int nepochs = 0;
     bool unknown = false;
     if (!record_consistent(doc, out, &unknown) && !unknown)
-        t->mismatches++;
+        t->record++;
     t->unknown_ruleset |= unknown;
     for (size_t i = 0; i < json_array_size(seeds) && nepochs < MAX_EPOCHS; i++) {
         json_t *s = json_array_get(seeds, i);
@@ -196,7 +198,7 @@ static void verify_grand(json_t *doc, FILE *out, struct tally *t)
     } else if (json_array_size(list) > (size_t)gr->ncampaigns) {
         fprintf(out, "record: MISMATCH: %s has %d campaigns, the record %zu\n", gr->name,
                 gr->ncampaigns, json_array_size(list));
-        t->mismatches++;
+        t->record++;
     }
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *c = json_array_get(list, i);
@@ -210,14 +212,14 @@ static void verify_grand(json_t *doc, FILE *out, struct tally *t)
                     "record: MISMATCH: campaign %zu of %s is played with %s, the record says "
                     "%s\n",
                     i + 1, gr->name, gr->campaigns[i].ruleset, ruleset ? ruleset : "(none)");
-            t->mismatches++;
+            t->record++;
         }
         if (i + 1 < json_array_size(list) && (!status || strcmp(status, "finished") != 0)) {
             fprintf(out,
                     "record: MISMATCH: campaign %zu is not finished, yet the next one "
                     "started\n",
                     i + 1);
-            t->mismatches++;
+            t->record++;
         }
         verify_campaign(c, out, t);
     }
@@ -259,10 +261,17 @@ int verify_export(const char *path, FILE *out, FILE *err)
     fprintf(out,
             "%d server roll(s) verified, %d mismatch(es), %d not verifiable, %d not verifiable "
             "here (imported), %d from the table\n",
-            t.verified, t.mismatches, t.unverified, t.imported, t.table);
-    if (t.mismatches) {
-        fprintf(out, "FAILED: %d mismatch(es): some roll is not what its seed gives\n",
-                t.mismatches);
+            t.verified, t.mismatches + t.record, t.unverified, t.imported, t.table);
+    if (t.mismatches || t.record) {
+        if (t.mismatches)
+            fprintf(out,
+                    "FAILED: %d mismatch(es) in the seeds and rolls (the MISMATCH lines above)\n",
+                    t.mismatches);
+        if (t.record)
+            fprintf(out,
+                    "FAILED: the record is not one m44d would have made (the \"record:\" "
+                    "line%s above)\n",
+                    t.record == 1 ? "" : "s");
         return VERIFY_MISMATCH;
     }
     if (t.unknown_ruleset) {
@@ -284,6 +293,17 @@ int verify_export(const char *path, FILE *out, FILE *err)
                     "that rolled them\n",
                     t.imported);
         return VERIFY_INCOMPLETE;
+    }
+    if (!t.verified) {
+        /* Nothing a server rolled: true that none failed, but nothing was shown either. */
+        if (t.table)
+            fprintf(out,
+                    "NOTHING TO VERIFY: every roll (%d) was entered from the table; no server "
+                    "roll to check\n",
+                    t.table);
+        else
+            fprintf(out, "NOTHING TO VERIFY: no dice were rolled\n");
+        return VERIFY_OK;
     }
     fprintf(out, "VERIFIED: every server roll matches its revealed seed\n");
     return VERIFY_OK;

@@ -96,6 +96,22 @@ static void do_undo_redo(const struct camp *c, enum who who, const char *path, c
     CU_ASSERT_EQUAL(r->status, 200);
     CU_ASSERT_PTR_NOT_NULL(json_object_get(r->json, "undone"));
     CU_ASSERT_PTR_NOT_NULL(json_object_get(r->json, "sides")); /* the standing */
+    /* The reply's standing is the campaign's now: what it offers to undo next is the action
+     * before the one undone, as a read of the campaign says. */
+    struct http_resp *now = camp_get(&api_daemon, c, "");
+    bool same_next =
+        json_equal(json_object_get(r->json, "undo"), json_object_get(now->json, "undo"));
+    if (!same_next) {
+        char *a = jstr(json_object_get(r->json, "undo")),
+             *b = jstr(json_object_get(now->json, "undo"));
+        fprintf(stderr, "\nafter undoing %s, the reply offers %s, a read %s\n", path, a, b);
+        free(a);
+        free(b);
+    }
+    CU_ASSERT_TRUE(same_next);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(r->json, "version")),
+                    json_integer_value(json_object_get(now->json, "version")));
+    http_free(now);
     http_free(r);
     json_t *after = snapshot(&api_daemon, c);
     same_as(before, after, path);
@@ -490,6 +506,63 @@ static void test_lost_answer_to_own_reissue(void)
     http_free(b_keep);
 }
 
+/* An organizer key replaced since it re-issued a side's key never gets that side's key again,
+ * even with the request's own Idempotency-Key: of answers that hold a key, a replaced key is
+ * given again only the re-issue of itself. Its other lost answers it still gets (a side's roll,
+ * its key replaced meanwhile). Every read that needs the organizer says the link was replaced. */
+static void test_replaced_key_gets_no_other_key(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"replaced\",\"ruleset\":\"standard\",\"dice\":\"table\"}", &c));
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A), 201, "battle");
+    char path[160], roll_path[160];
+    /* The Allies roll; their answer is lost. */
+    snprintf(roll_path, sizeof roll_path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
+    const char *roll_h[] = {"Idempotency-Key: 5b2e-allies-roll-before-their-key-changed", NULL};
+    struct http_resp *roll =
+        api(&api_daemon, "POST", roll_path, &c, ALLIES, "{\"faces\":[\"flag\",\"star\"]}", roll_h);
+    CU_ASSERT_EQUAL_FATAL(roll->status, 201);
+    /* The organizer gives the Allies a new key, then itself. */
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/keys/allies", c.id);
+    const char *allies_h[] = {"Idempotency-Key: 5b2e-allies-key-by-the-first-organizer-key", NULL};
+    struct http_resp *a = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", allies_h);
+    CU_ASSERT_EQUAL_FATAL(a->status, 200);
+    char allies_key[64];
+    snprintf(allies_key, sizeof allies_key, "%s", http_str(a, "key"));
+    http_free(a);
+    char org_path[160];
+    snprintf(org_path, sizeof org_path, "/api/v1/campaigns/%s/keys/organizer", c.id);
+    const char *org_h[] = {"Idempotency-Key: 5b2e-organizer-key-by-the-first-organizer-key", NULL};
+    struct http_resp *o = api(&api_daemon, "POST", org_path, &c, ORGANIZER, "{}", org_h);
+    CU_ASSERT_EQUAL_FATAL(o->status, 200);
+    /* The first organizer key asks for the Allies' key again: refused, and not in the answer. */
+    a = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", allies_h);
+    assert_problem(a, 401, "unauthorized");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(a, "detail"), "organizer link was replaced"));
+    CU_ASSERT_PTR_NULL(strstr(a->body, allies_key));
+    http_free(a);
+    /* Its own re-issue, whose answer it lost: given again. */
+    a = api(&api_daemon, "POST", org_path, &c, ORGANIZER, "{}", org_h);
+    CU_ASSERT_EQUAL(a->status, 200);
+    CU_ASSERT_STRING_EQUAL(a->body, o->body);
+    http_free(a);
+    /* The Allies' old key gets its lost roll again (no key in it). */
+    a = api(&api_daemon, "POST", roll_path, &c, ALLIES, "{\"faces\":[\"flag\",\"star\"]}", roll_h);
+    CU_ASSERT_EQUAL(a->status, 201);
+    CU_ASSERT_STRING_EQUAL(a->body, roll->body);
+    http_free(a);
+    /* How the chat goes, asked with the replaced organizer key: said replaced, as elsewhere. */
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/webhook", c.id);
+    a = api(&api_daemon, "GET", path, &c, ORGANIZER, NULL, NULL);
+    assert_problem(a, 401, "unauthorized");
+    CU_ASSERT_STRING_EQUAL(http_str(a, "detail"), "This organizer link was replaced by a new one: "
+                                                  "ask the organizer for the new link.");
+    http_free(a);
+    http_free(o);
+    http_free(roll);
+}
+
 void register_corrections_tests(void)
 {
     CU_pSuite s = CU_add_suite("corrections: undo and keys", suite_init, suite_clean);
@@ -502,4 +575,6 @@ void register_corrections_tests(void)
     CU_add_test(s, "a new key for a role: the old one refused at once", test_key_reissue);
     CU_add_test(s, "a replaced key replays its own lost answer, never its successor's",
                 test_lost_answer_to_own_reissue);
+    CU_add_test(s, "a replaced organizer key never gets a side's key again",
+                test_replaced_key_gets_no_other_key);
 }

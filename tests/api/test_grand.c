@@ -854,9 +854,35 @@ static void test_keys_and_versions(void)
     struct camp g, m;
     CU_ASSERT_FATAL(
         grand_create("{\"name\":\"Keys\",\"grand_ruleset\":\"island-hoppers-grand\"}", &g));
+    /* A key re-issued before the first campaign begins is in that campaign's log, by the
+     * organizer, at the time it was made (before the campaign began). */
+    struct http_resp *r = grand_req(&api_daemon, "POST", &g, ORGANIZER, "/keys/allies", "{}");
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    snprintf(g.key[ALLIES], sizeof g.key[ALLIES], "%s", http_str(r, "key"));
+    http_free(r);
+    tk_sleep_ms(20); /* the log's times are to the millisecond: the two apart */
     CU_ASSERT_FATAL(start_next(&g, 1, "Guadalcanal", &m));
+    r = camp_get(&api_daemon, &m, "/log");
+    int reissued = 0;
+    const char *created_at = NULL, *reissued_at = NULL;
+    for (size_t i = 0; i < json_array_size(r->json); i++) {
+        json_t *e = json_array_get(r->json, i);
+        const char *action = json_string_value(json_object_get(e, "action"));
+        if (strcmp(action, "campaign_created") == 0)
+            created_at = json_string_value(json_object_get(e, "at"));
+        if (strcmp(action, "key_reissued") == 0) {
+            reissued++;
+            reissued_at = json_string_value(json_object_get(e, "at"));
+            CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(e, "actor")), "organizer");
+            CU_ASSERT_STRING_EQUAL(
+                json_string_value(json_object_get(json_object_get(e, "detail"), "role")), "allies");
+        }
+    }
+    CU_ASSERT_EQUAL(reissued, 1);
+    CU_ASSERT(created_at && reissued_at && strcmp(reissued_at, created_at) < 0);
+    http_free(r);
     /* The grand campaign's ETag moves with its campaigns. */
-    struct http_resp *r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+    r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
     char etag[40];
     CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, sizeof etag));
     long long v = http_int(r, "version");

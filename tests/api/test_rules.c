@@ -17,7 +17,7 @@
 static struct daemon other;
 static char *other_db;
 static char house_dir[] = "/tmp/m44-house-rules.XXXXXX";
-static char house_file[3][64];
+static char house_file[4][64];
 /* The daemon the helpers below act on. */
 static const struct daemon *at = &api_daemon;
 
@@ -44,12 +44,29 @@ static const char house_grand[] =
     "{\"name\":\"Major\",\"min_ratio\":2,\"points\":2},{\"name\":\"Minor\",\"min_ratio\":0,"
     "\"points\":1}],\"reading\":\"a house rule\"}";
 
+/* The standard rules with the Air Sortie token's text as long as a ruleset's text may be, its
+ * last characters two bytes each (RS_TEXT_MAX is 320 with the end; 319 bytes here). */
+#define LONG_TOKEN_HEAD                                                                            \
+    "un jeton Sortie a\xc3\xa9rienne pour qui a le pack, gard\xc3\xa9 de bataille en bataille"
+static char long_token[320];
+static char house_long[512];
+
 static int suite_init(void)
 {
     if (!mkdtemp(house_dir))
         return 1;
-    const char *docs[] = {house_rules, house_poland, house_grand};
-    for (int i = 0; i < 3; i++) {
+    size_t n = strlen(LONG_TOKEN_HEAD);
+    memcpy(long_token, LONG_TOKEN_HEAD, n);
+    for (; n + 2 <= 318; n += 2)
+        memcpy(long_token + n, "\xc3\xa9", 2); /* é */
+    long_token[n++] = '.';
+    long_token[n] = '\0';
+    snprintf(house_long, sizeof house_long,
+             "{\"id\":\"house-long\",\"extends\":\"standard\",\"name\":\"House long\","
+             "\"grants\":{\"air-sortie\":{\"text\":\"%s\",\"kept\":true}}}",
+             long_token);
+    const char *docs[] = {house_rules, house_poland, house_grand, house_long};
+    for (int i = 0; i < 4; i++) {
         snprintf(house_file[i], sizeof house_file[i], "%s/house%d.json", house_dir, i);
         FILE *f = fopen(house_file[i], "w");
         bool written = f && fputs(docs[i], f) >= 0;
@@ -66,7 +83,7 @@ static int suite_init(void)
 static int suite_clean(void)
 {
     int rc = other_daemon_stop(&other, &other_db);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         unlink(house_file[i]);
     rmdir(house_dir);
     return rc;
@@ -483,6 +500,31 @@ static void results_refused(const struct camp *c, const struct bad_result *bad, 
     CU_ASSERT_EQUAL(camp_version(&api_daemon, c), version);
 }
 
+/* The campaign's export with its first result's `what.side` set to `value`, imported into the
+ * other daemon (a backup, perhaps made by an earlier version, perhaps forged). */
+static struct http_resp *import_with_result(const struct camp *c, const char *what,
+                                            const char *side, int value)
+{
+    struct http_resp *x = camp_get(&api_daemon, c, "/export");
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(x->json, "actions"), i, a)
+    {
+        if (strcmp(json_string_value(json_object_get(a, "action")), "result") == 0) {
+            json_t *detail = json_object_get(a, "detail");
+            if (!json_object_get(detail, what))
+                json_object_set_new(detail, what, json_pack("{s:i, s:i}", "allies", 0, "axis", 0));
+            json_object_set_new(json_object_get(detail, what), side, json_integer(value));
+            break;
+        }
+    }
+    char *doc = json_dumps(x->json, JSON_COMPACT);
+    http_free(x);
+    struct http_resp *r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL);
+    free(doc);
+    return r;
+}
+
 /* RULES.md 2: "undeployed reserves: reserve units a side called up but could not place. Only
  * the winner of the battle gets 1 Reserve Token back for each": no more than the units the side
  * took in that battle's reserve choice that bring a unit (RULES.md 3: star + star brings one for
@@ -518,24 +560,16 @@ static void test_undeployed_are_units_called_up(void)
                             "\"undeployed_reserves\":{\"allies\":2,\"axis\":0}}"),
                   200, "two undeployed");
     CU_ASSERT_EQUAL(tokens(&c, "allies"), 2);
-    /* A backup restores what was recorded, even a count refused today (a backup made before). */
-    struct http_resp *x = camp_get(&api_daemon, &c, "/export");
-    size_t i;
-    json_t *a;
-    json_array_foreach(json_object_get(x->json, "actions"), i, a)
-    {
-        if (strcmp(json_string_value(json_object_get(a, "action")), "result") == 0)
-            json_object_set_new(
-                json_object_get(json_object_get(a, "detail"), "undeployed_reserves"), "axis",
-                json_integer(1));
-    }
-    char *doc = json_dumps(x->json, JSON_COMPACT);
+    /* A backup claiming more than the options the side took (the Axis took none): refused, and
+     * nothing is made. */
+    struct http_resp *x = import_with_result(&c, "undeployed_reserves", "axis", 1);
+    assert_problem(x, 400, "invalid-field");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(x, "detail"),
+                                  "The Axis took no reserve option in battle 1, so they "
+                                  "cannot have 1 undeployed reserves."));
     http_free(x);
-    expect_status(api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL), 201,
-                  "an old backup");
-    free(doc);
-    x = camp_get(&other, &c, "/battles/1");
-    CU_ASSERT_EQUAL(http_int(x, "result.undeployed_reserves.axis"), 1);
+    x = camp_get(&other, &c, "");
+    CU_ASSERT_EQUAL(x->status, 404);
     http_free(x);
     /* Star + star: an elite infantry unit for free is a unit too; sandbags are not. */
     struct camp f;
@@ -560,6 +594,12 @@ static void test_undeployed_are_units_called_up(void)
                             "\"undeployed_reserves\":{\"allies\":1,\"axis\":0}}"),
                   200, "the free unit undeployed");
     CU_ASSERT_EQUAL(tokens(&f, "allies"), 3);
+    /* A backup restores what an earlier reading recorded, refused today: it counted the options
+     * a side took (here two sandbags), not only those that bring a unit. */
+    expect_status(import_with_result(&f, "undeployed_reserves", "axis", 1), 201, "an old backup");
+    x = camp_get(&other, &f, "/battles/1");
+    CU_ASSERT_EQUAL(http_int(x, "result.undeployed_reserves.axis"), 1);
+    http_free(x);
 }
 
 /* D12. API.md: a result whose loser reached the medals to win, or whose winner did not, is
@@ -617,6 +657,14 @@ static void test_results_that_cannot_be_right(void)
     r = camp_get(&api_daemon, &s, "/battles/2");
     CU_ASSERT_EQUAL(http_int(r, "victory_events.dice.allies"), 128);
     CU_ASSERT_EQUAL(http_int(r, "victory_events.dice.axis"), 2);
+    http_free(r);
+    /* A backup whose medals would need more dice than a roll holds: refused, nothing made. */
+    r = import_with_result(&s, "medals", "allies", 200);
+    assert_problem(r, 400, "invalid-field");
+    CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "detail"), "would roll 201 dice"));
+    http_free(r);
+    r = camp_get(&other, &s, "");
+    CU_ASSERT_EQUAL(r->status, 404);
     http_free(r);
 }
 
@@ -740,6 +788,8 @@ static void test_held_tokens(void)
     http_free(r);
     r = camp_get(&api_daemon, &c, "");
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 0);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.what"),
+                           "the Allies using an Air Sortie / Air Power token (Air Pack owners)");
     http_free(r);
     /* Another one, then the end: removed. */
     result(&c, 1, "allies", 6, 0);
@@ -958,6 +1008,78 @@ static void test_scope(void)
     at = &api_daemon;
 }
 
+/* Undo of a token marked used, whose text is as long as a ruleset's text may be and ends in
+ * two-byte letters: offered and logged whole, undone once (the next undo offered is the choice
+ * before it), and refused by a server that has not loaded the campaign's ruleset (its battle
+ * left as it was). */
+static void test_undo_long_token_text(void)
+{
+    CU_ASSERT_EQUAL_FATAL(strlen(long_token), 319);
+    at = &other; /* back at the end */
+    struct camp c;
+    campaign(&c, "house-long", 2, 2, NULL, NULL);
+    new_battle(&c, "A", "allies", NULL);
+    reserves(&c, 1, "\"star\",\"star\"", "\"flag\",\"flag\"");
+    expect_status(camp_post(at, &c, ALLIES, "/battles/1/reserve-choice",
+                            "{\"options\":[{\"id\":\"star-star@0+1\",\"grant\":\"air-sortie\"}]}"),
+                  200, "the long token");
+    choose_nothing(&c, 1, AXIS);
+    struct http_resp *r = camp_get(at, &c, "");
+    char use[64], want[400];
+    snprintf(use, sizeof use, "/held/%ld/use", (long)http_int(r, "sides.allies.held.0.id"));
+    http_free(r);
+    expect_status(camp_post(at, &c, ORGANIZER, use, "{}"), 200, "used");
+    snprintf(want, sizeof want, "the Allies using %s", long_token);
+    r = camp_get(at, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.what"), want);
+    http_free(r);
+    /* A server without the ruleset: the undo is refused, nothing changes. */
+    struct daemon bare;
+    CU_ASSERT_FATAL(daemon_start(&bare, other_db, NULL));
+    r = camp_post(&bare, &c, ORGANIZER, "/undo", "{}");
+    assert_problem(r, 409, "ruleset-unavailable");
+    http_free(r);
+    r = camp_post(&bare, &c, ORGANIZER, "/undo", "{}");
+    assert_problem(r, 409, "ruleset-unavailable");
+    http_free(r);
+    daemon_stop(&bare, SIGTERM, 10);
+    r = camp_get(at, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.what"), want);
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 0);
+    http_free(r);
+    CU_ASSERT_STRING_EQUAL(set_up(&c, 1, "phase"), "ready");
+    /* Undone here: the reply offers the Axis' choice next, and the log has what was undone. */
+    r = camp_post(at, &c, ORGANIZER, "/undo", "{}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undone.what"), want);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.action"), "reserve_choice");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.by"), "axis");
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 1);
+    http_free(r);
+    r = camp_get(at, &c, "/log");
+    json_t *last = json_array_get(r->json, json_array_size(r->json) - 1);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(last, "action")), "undo");
+    CU_ASSERT_STRING_EQUAL(
+        json_string_value(json_object_get(json_object_get(last, "detail"), "action")), "held_used");
+    http_free(r);
+    expect_status(camp_post(at, &c, AXIS, "/undo", "{}"), 200, "the Axis' choice undone");
+    r = camp_get(at, &c, "");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.action"), "reserve_choice");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.by"), "allies");
+    http_free(r);
+    /* Its backup, brought to a server without the house rules: refused as such (409). */
+    r = camp_get(at, &c, "/export");
+    struct http_resp *imp =
+        api(&api_daemon, "POST", "/api/v1/campaigns/import", NULL, ANYONE, r->body, NULL);
+    assert_problem(imp, 409, "ruleset-unavailable");
+    CU_ASSERT_STRING_EQUAL(http_str(imp, "field"), "actions[0].detail.ruleset");
+    CU_ASSERT_STRING_EQUAL(http_str(imp, "detail"),
+                           "This campaign's rules (house-long) are not loaded on this server.");
+    http_free(imp);
+    http_free(r);
+    at = &api_daemon;
+}
+
 /* A campaign of a grand campaign whose rules have no reserve roll has no Reserve Tokens: the
  * standing offers none, and giving any is refused; nothing starts (RULES.md 6). */
 static void test_grand_without_reserves(void)
@@ -1017,6 +1139,8 @@ void register_rules_tests(void)
                 test_undeployed_are_units_called_up);
     CU_add_test(s, "D13 multi-map battles", test_multi_map);
     CU_add_test(s, "granted tokens kept, used, removed", test_held_tokens);
+    CU_add_test(s, "undo of a token with a long text; refused without the ruleset",
+                test_undo_long_token_text);
     CU_add_test(s, "Naval Struggle's roll, Night Attacks' battle, and the round trip",
                 test_naval_struggle_and_night_attacks);
     CU_add_test(s, "an event's effects apply at the battles of its scope only", test_scope);

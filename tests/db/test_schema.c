@@ -115,6 +115,12 @@ static const struct check_case cases[] = {
     {"seed origin", NULL,
      "INSERT INTO seeds (campaign_id, epoch, commitment, origin) VALUES ('" ID "', 9, 'c', %s)",
      "'import'", "'document'"},
+    {"grand keys re-issued before its first campaign",
+     "INSERT INTO grand_campaigns (id, name, grand_ruleset, what_if, dice, player_allies, "
+     "player_axis, organizer_key_hash, allies_key_hash, axis_key_hash) VALUES ('" ID2 "', 'g', "
+     "'island-hoppers-grand', false, 'table', '', '', '\\x00', '\\x00', '\\x00')",
+     "UPDATE grand_campaigns SET keys_reissued = %s WHERE id = '" ID2 "'",
+     "'[{\"role\":\"allies\",\"at\":\"2026-11-25T07:00:00Z\"}]'", "'{}'"},
 };
 
 /* Runs setup and the statement with `value` in a transaction that is then rolled back, and

@@ -453,6 +453,27 @@ try {
   check(notHere.startsWith('Not verified here') && marks.join(',') === 'imported,imported' && await reader.locator('#verify-summary.verify-ok').count() === 0,
     `rolls under a seed that came with an import: "not verified here", each marked (${marks.join(',')}: ${notHere.slice(0, 80)})`);
 
+  // ---- only dice from the table: nothing to verify, never "verified" ----
+  const tableId = 'c0ffee00-0000-4000-8000-00000000e2e3';
+  const tableRoll = (n, side, faces) => ({ action: 'roll', detail: { n, side, purpose: 'reserve', battle: 1, source: 'table', client_seed: null, seed_epoch: null, faces } });
+  const tableActions = [
+    { action: 'campaign_created', detail: { ...craftedActions[0].detail, name: 'At the table', dice: 'table' } },
+    craftedActions[1], tableRoll(1, 'allies', ['star', 'star']), tableRoll(2, 'axis', ['flag', 'flag']),
+    ...craftedActions.slice(4),
+  ];
+  const tableDoc = { format: 'm44d-campaign-export', format_version: 1, campaign: { id: tableId }, seeds: [{ epoch: 1, commitment: '2'.repeat(64) }], rolls: tableActions.filter((a) => a.action === 'roll').map((a) => a.detail), actions: tableActions };
+  const tableIn = await (await fetch(`${BASE}/api/v1/campaigns/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(tableDoc) })).json();
+  check(tableIn.id === tableId, `a table campaign imports (${JSON.stringify(tableIn).slice(0, 120)})`);
+  await fetch(`${BASE}/api/v1/campaigns/${tableId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tableIn.organizer_key}` }, body: '{}' });
+  await reader.goto(`${BASE}/c/${tableId}`);
+  await openAll(reader);
+  await reader.waitForSelector('#verify');
+  await reader.click('#verify');
+  await reader.waitForSelector('#verify-summary');
+  const nothing = await text(reader, '#verify-summary');
+  check(nothing.startsWith('Nothing to verify: every roll was entered from the table') && await reader.locator('#verify-summary.verify-ok').count() === 0,
+    `only table dice: "nothing to verify", never the green success (${nothing.slice(0, 90)})`);
+
   // Pages of a finished part are closed, as players close them: every open page holds a long
   // poll and a few connections, and all of them come from one address here.
   await closePages(['home', 'organizer', 'allies', 'axis', 'home-phone', 'plain-http', 'unverifiable']);

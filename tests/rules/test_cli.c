@@ -264,7 +264,7 @@ static void test_bad_arguments(void)
  * the given rolls as its actions; a roll of battle 2 comes after battle 1's result (an Axis
  * win, so the Axis roll 2 + 1 victory event dice there, RULES.md 4).
  */
-static char *export_file(const char *seeds, const char *rolls)
+static char *export_file(const char *seeds, const char *rolls, const char *ruleset)
 {
     static char path[256];
     snprintf(path, sizeof path, "/tmp/m44-export-%d.json", (int)getpid());
@@ -282,7 +282,7 @@ static char *export_file(const char *seeds, const char *rolls)
         "s:n}}, {s:s, s:{s:i, s:s, s:s, s:{s:i, s:i}, s:i, s:n}}]}",
         "format", "m44d-campaign-export", "format_version", 1, "campaign", "id",
         "11111111-2222-3333-4444-555555555555", "seeds", seeds_json, "rolls", rolls_json, "actions",
-        "action", "campaign_created", "detail", "name", "v", "ruleset", "standard", "what_if", 0,
+        "action", "campaign_created", "detail", "name", "v", "ruleset", ruleset, "what_if", 0,
         "dice", "either", "reserve_tokens", "allies", 0, "axis", 0, "players", "allies", "", "axis",
         "", "scenarios", "action", "battle_created", "detail", "number", 1, "scenario", "A",
         "first_player", "allies", "cards", "allies", 5, "axis", 5, "medals_to_win", 6, "commissar");
@@ -329,7 +329,7 @@ static void test_verify(void)
     static const struct {
         const char *seeds, *rolls;
         int status;
-        const char *must;
+        const char *must, *also, *ruleset;
     } cases[] = {
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 "," ROLL2 "," ROLL3 "]", 0, "3 server roll(s) verified, 0 mismatch(es)"},
@@ -371,21 +371,43 @@ static void test_verify(void)
          "[" ROLL1 "," ROLL2
          ",{\"n\":3,\"side\":\"allies\",\"purpose\":\"reserve\",\"battle\":1,\"source\":"
          "\"table\",\"client_seed\":null,\"seed_epoch\":null,\"faces\":[\"star\",\"star\"]}]",
-         1, "made this roll for battle 1 already: a roll is never made twice"},
+         1, "made this roll for battle 1 already: a roll is never made twice",
+         "FAILED: the record is not one m44d would have made (the \"record:\" line above)"},
         /* A seed that came to the exporting server in an import: consistent, not witnessed. */
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED
          "\",\"origin\":\"import\"}]",
          "[" ROLL1 "," ROLL2 "," ROLL3 "]", 3, "NOT VERIFIED: 3 server roll(s) were made before"},
+        /* A house ruleset this m44 does not have: every roll is checked, the record cannot be. */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
+         "[" ROLL1 "," ROLL2 "," ROLL3 "]", 3,
+         "record: CANNOT CHECK: This campaign's rules (my-house-rules) are not loaded",
+         "NOT VERIFIED: the ruleset of this campaign is not known to this m44", "my-house-rules"},
+        /* Only dice from the table: nothing a server rolled, so nothing to verify (not "verified").
+         */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
+         "[{\"n\":1,\"side\":\"allies\",\"purpose\":\"reserve\",\"battle\":1,\"source\":"
+         "\"table\",\"client_seed\":null,\"seed_epoch\":null,\"faces\":[\"star\",\"star\"]}]",
+         0,
+         "NOTHING TO VERIFY: every roll (1) was entered from the table; no server roll to check"},
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]", "[]", 0,
+         "NOTHING TO VERIFY: no dice were rolled"},
+        /* A seed not what its commitment says: said as such, not as a roll. */
+        {"[{\"epoch\":1,\"commitment\":\"00" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
+         "[" ROLL1 "]", 1,
+         "FAILED: 2 mismatch(es) in the seeds and rolls (the MISMATCH lines above)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *path = export_file(cases[i].seeds, cases[i].rolls);
+        char *path = export_file(cases[i].seeds, cases[i].rolls,
+                                 cases[i].ruleset ? cases[i].ruleset : "standard");
         char args[512], *out;
         snprintf(args, sizeof args, "verify '%s'", path);
         int st = m44(args, &out);
-        if (st != cases[i].status || !strstr(out, cases[i].must))
+        bool also = !cases[i].also || strstr(out, cases[i].also);
+        if (st != cases[i].status || !strstr(out, cases[i].must) || !also)
             fprintf(stderr, "\nverify case %zu: exit %d\n%s\n", i, st, out);
         CU_ASSERT_EQUAL(st, cases[i].status);
         CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].must));
+        CU_ASSERT_TRUE(also);
         free(out);
         unlink(path);
     }

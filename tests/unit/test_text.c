@@ -44,8 +44,33 @@ static void test_blank(void)
     CU_ASSERT_FALSE(text_blank("\xe3\x80\x80", 2)); /* cut short */
 }
 
+/* A text cut at a byte count: the character cut short goes, whole ones stay. */
+static void cut(const char *in, const char *want)
+{
+    char buf[32];
+    strcpy(buf, in);
+    text_cut_utf8(buf);
+    CU_ASSERT_STRING_EQUAL(buf, want);
+}
+
+static void test_cut(void)
+{
+    cut("", "");
+    cut("abc", "abc");
+    cut("caf\xc3\xa9", "caf\xc3\xa9");               /* é whole */
+    cut("caf\xc3", "caf");                           /* é's first byte of 2 */
+    cut("x\xe2\x82\xac", "x\xe2\x82\xac");           /* € whole */
+    cut("x\xe2\x82", "x");                           /* €'s 2 bytes of 3 */
+    cut("x\xe2", "x");                               /* €'s 1 byte of 3 */
+    cut("\xf0\x9f\x8e\xb2", "\xf0\x9f\x8e\xb2");     /* U+1F3B2 whole */
+    cut("d\xf0\x9f\x8e", "d");                       /* its 3 bytes of 4 */
+    cut("\xc3\xa9\xc3\xa9\xc3", "\xc3\xa9\xc3\xa9"); /* two é and a cut one */
+    cut("\xf0\x9f", "");                             /* nothing whole before it */
+}
+
 void register_text_tests(void)
 {
     CU_pSuite s = CU_add_suite("names that show nothing", NULL, NULL);
     CU_add_test(s, "spaces, Unicode spaces and invisible joiners; not letters", test_blank);
+    CU_add_test(s, "a text cut at a byte count ends with a whole character", test_cut);
 }
