@@ -205,6 +205,14 @@ create_campaign() { # name [X-Forwarded-For] -> prints the id
   head -n 1 <<<"$body" | grep -oE '"id" *: *"[0-9a-f-]{36}"' | grep -oE '[0-9a-f-]{36}'
 }
 status_of() { vcurl -o /dev/null -w '%{http_code}' "$@"; }
+back=""
+wait_ready() { # -> $back: /readyz's status through nginx, once 200 or after 20 s
+  for _ in $(seq 40); do
+    back=$(status_of "https://$domain/readyz")
+    [ "$back" = 200 ] && return 0
+    sleep 0.5
+  done
+}
 
 check_site() {
   local page head
@@ -253,12 +261,7 @@ check_site() {
     sleep 0.5
   done
   expect "PostgreSQL restarted: m44d's warning is in journalctl -p warning ($line)" test -n "$line"
-  local back=""
-  for _ in $(seq 40); do
-    back=$(status_of "https://$domain/readyz")
-    [ "$back" = 200 ] && break
-    sleep 0.5
-  done
+  wait_ready
   expect "and m44d is ready again" test "$back" = 200
   check_sandbox
   say "systemd-analyze security m44d (online): $(in_vps systemd-analyze security m44d 2>/dev/null | tail -n 1)"
@@ -372,21 +375,13 @@ check_alerts() {
   expect "m44d killed posts an alert ($line)" test -n "$line"
   crit_line '^m44d\.service failed'
   expect "and says so in journalctl -p crit ($line)" test -n "$line"
-  local back=""
-  for _ in $(seq 40); do
-    back=$(status_of "https://$domain/readyz")
-    [ "$back" = 200 ] && break
-    sleep 0.5
-  done
+  wait_ready
   expect "and m44d is back, started again by systemd" test "$back" = 200
   # Killed again at once: started again, but no second alert within 10 minutes.
   : >"$alerts"
   in_vps systemctl kill --signal=KILL m44d
-  for _ in $(seq 40); do
-    sleep 0.5
-    back=$(status_of "https://$domain/readyz")
-    [ "$back" = 200 ] && break
-  done
+  sleep 0.5
+  wait_ready
   expect "killed again at once, m44d is back" test "$back" = 200
   line=""
   for _ in $(seq 20); do
