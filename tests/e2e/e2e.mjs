@@ -403,12 +403,16 @@ try {
   check(imported.id === craftedId, `the crafted export imports (${JSON.stringify(imported).slice(0, 120)})`);
   await fetch(`${BASE}/api/v1/campaigns/${craftedId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${imported.organizer_key}` }, body: '{}' });
   const reader = await newPage(desk, 'unverifiable');
-  await reader.goto(`${BASE}/c/${craftedId}`);
-  await openAll(reader);
-  await reader.waitForSelector('#verify');
-  await reader.click('#verify');
-  await reader.waitForSelector('#verify-summary');
-  const unverified = await text(reader, '#verify-summary');
+  // A finished campaign's page: "Verify all rolls" tapped, and what it says.
+  const verifySummary = async (page, id) => {
+    await page.goto(`${BASE}/c/${id}`);
+    await openAll(page);
+    await page.waitForSelector('#verify');
+    await page.click('#verify');
+    await page.waitForSelector('#verify-summary');
+    return text(page, '#verify-summary');
+  };
+  const unverified = await verifySummary(reader, craftedId);
   check(unverified.startsWith('Not verified') && await reader.locator('#verify-summary.verify-ok').count() === 0, `rolls that cannot be checked: "not verified", never the green success (${unverified})`);
   await shot(reader, '08-not-verified.png');
 
@@ -443,12 +447,7 @@ try {
   const plantedIn = await (await fetch(`${BASE}/api/v1/campaigns/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(planted) })).json();
   check(plantedIn.id === plantedId, `an export with its seed and matching rolls imports (${JSON.stringify(plantedIn).slice(0, 120)})`);
   await fetch(`${BASE}/api/v1/campaigns/${plantedId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${plantedIn.organizer_key}` }, body: '{}' });
-  await reader.goto(`${BASE}/c/${plantedId}`);
-  await openAll(reader);
-  await reader.waitForSelector('#verify');
-  await reader.click('#verify');
-  await reader.waitForSelector('#verify-summary');
-  const notHere = await text(reader, '#verify-summary');
+  const notHere = await verifySummary(reader, plantedId);
   const marks = await reader.locator('#verify-table tbody tr').evaluateAll((els) => els.map((e) => e.dataset.status));
   check(notHere.startsWith('Not verified here') && marks.join(',') === 'imported,imported' && await reader.locator('#verify-summary.verify-ok').count() === 0,
     `rolls under a seed that came with an import: "not verified here", each marked (${marks.join(',')}: ${notHere.slice(0, 80)})`);
@@ -465,12 +464,7 @@ try {
   const tableIn = await (await fetch(`${BASE}/api/v1/campaigns/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(tableDoc) })).json();
   check(tableIn.id === tableId, `a table campaign imports (${JSON.stringify(tableIn).slice(0, 120)})`);
   await fetch(`${BASE}/api/v1/campaigns/${tableId}/finish`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tableIn.organizer_key}` }, body: '{}' });
-  await reader.goto(`${BASE}/c/${tableId}`);
-  await openAll(reader);
-  await reader.waitForSelector('#verify');
-  await reader.click('#verify');
-  await reader.waitForSelector('#verify-summary');
-  const nothing = await text(reader, '#verify-summary');
+  const nothing = await verifySummary(reader, tableId);
   check(nothing.startsWith('Nothing to verify: every roll was entered from the table') && await reader.locator('#verify-summary.verify-ok').count() === 0,
     `only table dice: "nothing to verify", never the green success (${nothing.slice(0, 90)})`);
 
