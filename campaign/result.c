@@ -8,9 +8,10 @@
 /* Undeployed reserves are units a side called up in this battle and could not place (RULES.md
  * 2): no more than the options its reserve choice took that bring a new unit onto the map (the
  * ruleset says which grants do: not a kept token or star, nor a grant marked "unit": false).
- * A backup (replayed) is restored as recorded when a reading m44d has applied could have
- * recorded it: an earlier one counted the options that cost a token, so a backup may count
- * any option the side took, never more. */
+ * A backup (replayed) is restored as recorded when a reading m44d has applied since it first
+ * checked undeployed reserves (2026-11-23) could have recorded it: an earlier one counted the
+ * options that cost a token, so a backup may count any option the side took, never more (a
+ * backup from before that check with more is refused, as one a rule never allowed). */
 static enum cres undeployed_check(struct db *db, const struct campaign *c, const struct ruleset *rs,
                                   int battle, const struct result_input *in, struct cerr *e)
 {
@@ -45,8 +46,9 @@ static enum cres undeployed_check(struct db *db, const struct campaign *c, const
         if (in->replayed)
             return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
                           "The %s took %s in battle %d, so they cannot have %d undeployed "
-                          "reserves.",
-                          side_title((enum side)s), called, battle, in->undeployed[s]);
+                          "reserve%s.",
+                          side_title((enum side)s), called, battle, in->undeployed[s],
+                          in->undeployed[s] == 1 ? "" : "s");
         return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
                       "The %s called up %s in battle %d, so they cannot have %d undeployed: "
                       "check the undeployed reserves.",

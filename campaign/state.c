@@ -6,6 +6,7 @@
 #include "db/store.h"
 #include "campaign/ruleset_load.h"
 #include "util/log.h"
+#include "util/text.h"
 
 #include <ctype.h>
 #include <sodium.h>
@@ -93,6 +94,7 @@ enum cres refuse(struct cerr *e, enum problem_code code, const char *field, cons
     va_start(ap, fmt);
     vsnprintf(e->detail, sizeof e->detail, fmt, ap);
     va_end(ap);
+    text_cut_utf8(e->detail); /* a long one ends on a whole letter, and stays valid JSON */
     return C_REFUSED;
 }
 

@@ -132,6 +132,12 @@ bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char 
             snprintf(why_not, nlen, "This cannot be undone.");
         }
     }
+    if (can && !c->rse) {
+        can = false;
+        snprintf(why_not, nlen,
+                 "This server does not have this campaign's rules, so nothing can be undone "
+                 "here.");
+    }
     if (can && c->last.seq <= c->undo_from) {
         can = false;
         snprintf(why_not, nlen,
@@ -181,6 +187,9 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
 {
     char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
     bool known = campaign_undo_info(c, what, sizeof what, why_not, sizeof why_not);
+    /* What follows an undo (a battle's phase again) is worked out by the campaign's rules. */
+    if (known && !c->rse)
+        return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL, "%s", why_not);
     if (!known)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "There is nothing to undo in this campaign.");
     if (why_not[0])
@@ -188,9 +197,6 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
                       what, why_not);
     if (c->finished)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
-    /* What follows the undo (a battle's phase again) is worked out by the ruleset's rules. */
-    if (!campaign_ruleset(c, e))
-        return C_REFUSED;
     char actor[16];
     snprintf(actor, sizeof actor, "%s", c->last.actor);
     if (role != ROLE_ORGANIZER && strcmp(actor, role_name(role)) != 0) {

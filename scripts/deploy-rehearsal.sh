@@ -373,6 +373,8 @@ check_alerts() {
   in_vps systemctl kill --signal=KILL m44d
   wait_alert "m44d: m44d\.service failed on m44-vps"
   expect "m44d killed posts an alert ($line)" test -n "$line"
+  expect "without m44d's request lines (clients' addresses, campaigns' links)" \
+    test -z "$(grep -F ' http: ' "$alerts" || true)"
   crit_line '^m44d\.service failed'
   expect "and says so in journalctl -p crit ($line)" test -n "$line"
   wait_ready

@@ -566,7 +566,7 @@ static void test_undeployed_are_units_called_up(void)
     assert_problem(x, 400, "invalid-field");
     CU_ASSERT_PTR_NOT_NULL(strstr(http_str(x, "detail"),
                                   "The Axis took no reserve option in battle 1, so they "
-                                  "cannot have 1 undeployed reserves."));
+                                  "cannot have 1 undeployed reserve."));
     http_free(x);
     x = camp_get(&other, &c, "");
     CU_ASSERT_EQUAL(x->status, 404);
@@ -1036,8 +1036,15 @@ static void test_undo_long_token_text(void)
     /* A server without the ruleset: the undo is refused, nothing changes. */
     struct daemon bare;
     CU_ASSERT_FATAL(daemon_start(&bare, other_db, NULL));
+    static const char no_rules[] =
+        "This server does not have this campaign's rules, so nothing can be undone here.";
+    r = camp_get(&bare, &c, ""); /* not offered to anyone, and said why */
+    CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "undo.who")), 0);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.why_not"), no_rules);
+    http_free(r);
     r = camp_post(&bare, &c, ORGANIZER, "/undo", "{}");
     assert_problem(r, 409, "ruleset-unavailable");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), no_rules);
     http_free(r);
     daemon_stop(&bare, SIGTERM, 10);
     r = camp_get(at, &c, "");
