@@ -262,6 +262,27 @@ static const char *answer_words(long status)
     return "the chat did not take the message";
 }
 
+/* Why a chat could not be reached, in the organizer's words. */
+static const char *reach_words(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+        return "no server has that name (mistyped, or gone)";
+    case CURLE_COULDNT_CONNECT:
+        return "its server did not let this one connect (down, or closed to it)";
+    case CURLE_OPERATION_TIMEDOUT:
+        return "its server did not answer in time";
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+        return "its secure connection could not be made";
+    default:
+        return "the connection failed on the way";
+    }
+}
+
 /* Posts one message; `error` says why it was not sent. */
 static enum attempt_end post(CURL *h, const char *id, const char *url, const char *body,
                              char *error, size_t errlen)
@@ -306,8 +327,16 @@ static enum attempt_end post(CURL *h, const char *id, const char *url, const cha
                  "this server does not post to");
         return GIVE_UP;
     }
+    if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL) {
+        /* Never a link set today (chat_url_check refuses it), but one kept from an older
+         * check: no attempt can ever send it. */
+        snprintf(error, errlen, "not sent: the chat link is not a web address this server can use");
+        return GIVE_UP;
+    }
     if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
-        snprintf(error, errlen, "the chat could not be reached: %s", curl_easy_strerror(rc));
+        /* Said to the organizer: in words, libcurl's own in the log. */
+        log_msg(LOG_INFO, "chat", "message %s: %s", id, curl_easy_strerror(rc));
+        snprintf(error, errlen, "the chat could not be reached: %s", reach_words(rc));
         return RETRY;
     }
     log_msg(LOG_INFO, "chat", "message %s: the chat answered %ld%s%s", id, status,

@@ -38,7 +38,7 @@ static long long must_show(const struct req *r, const char *id,
     long long need = seen_version(r), known;
     if (r->read_at_least > need)
         need = r->read_at_least;
-    if (listener_version(id, &known))
+    if (listener_version(id, req_kind(r), &known))
         return known > need ? known : need;
     struct db *db = db_thread();
     PGresult *res = db_ensure(db) ? version(db, id) : NULL;

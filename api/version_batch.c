@@ -4,6 +4,7 @@
 #include "api/jobs.h"
 #include "api/req_queue.h"
 #include "api/router.h"
+#include "api/versioned_get.h"
 #include "api/write.h"
 #include "campaign/campaign.h"
 #include "db/db.h"
@@ -26,11 +27,16 @@ void version_batch_push(struct req *r)
         jobs_push(r); /* the thread is not running: the handler does it all */
 }
 
-/* The version of campaign `id` in `res` (rows: id, version), or -1. */
-static long long version_in(PGresult *res, const char *id)
+static enum vkind kind_in(PGresult *res, int i)
+{
+    return PQgetvalue(res, i, 2)[0] == 'g' ? VK_GRAND : VK_CAMPAIGN;
+}
+
+/* The version of `id` in `res` (rows: id, version, kind) when it is of `kind`, or -1. */
+static long long version_in(PGresult *res, const char *id, enum vkind kind)
 {
     for (int i = 0; res && i < PQntuples(res); i++)
-        if (strcmp(PQgetvalue(res, i, 0), id) == 0)
+        if (strcmp(PQgetvalue(res, i, 0), id) == 0 && kind_in(res, i) == kind)
             return atoll(PQgetvalue(res, i, 1));
     return -1;
 }
@@ -59,12 +65,13 @@ static void answer(struct req **batch, size_t n)
     unsigned long ticket = listener_ticket();
     PGresult *res = used > 2 && db_ensure(db) ? db_campaign_versions(db, ids) : NULL;
     for (int i = 0; res && i < PQntuples(res); i++)
-        listener_learned(ticket, PQgetvalue(res, i, 0), atoll(PQgetvalue(res, i, 1)));
+        listener_learned(ticket, PQgetvalue(res, i, 0), kind_in(res, i),
+                         atoll(PQgetvalue(res, i, 1)));
     for (size_t i = 0; i < n; i++) {
         struct req *r = batch[i];
         if (!r)
             continue;
-        long long v = version_in(res, r->params[0]);
+        long long v = version_in(res, r->params[0], req_kind(r));
         if (v >= 0 && r->route->by_version(r, v))
             MHD_resume_connection(r->conn);
         else

@@ -32,9 +32,15 @@ static bool client_ahead(const struct req *r, long long version)
     return seen_version(r) > version;
 }
 
+enum vkind req_kind(const struct req *r)
+{
+    static const char grand[] = "/api/v1/grand-campaigns/";
+    return strncmp(r->path, grand, sizeof grand - 1) == 0 ? VK_GRAND : VK_CAMPAIGN;
+}
+
 bool versioned_known(const struct req *r, const char *id, long long *version)
 {
-    return listener_version(id, version) && !client_ahead(r, *version);
+    return listener_version(id, req_kind(r), version) && !client_ahead(r, *version);
 }
 
 /* -1: no such thing; -2: database failure (res set). */
@@ -65,7 +71,7 @@ static long long current_version(const struct req *req, const struct versioned *
     long long version = PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : -1;
     PQclear(r);
     if (version >= 0)
-        listener_learned(ticket, id, version);
+        listener_learned(ticket, id, req_kind(req), version);
     return version;
 }
 

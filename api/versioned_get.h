@@ -8,6 +8,7 @@
 #define M44_API_VERSIONED_GET_H
 
 #include "api/http.h"
+#include "db/listener.h"
 #include "db/db.h"
 
 struct versioned {
@@ -27,6 +28,10 @@ bool versioned_get_by_version(struct req *r, long long version);
  * older than one the client shows in If-None-Match (a client may have seen a change through
  * another daemon before this one hears of it: then the database is asked). */
 bool versioned_known(const struct req *r, const char *id, long long *version);
+
+/* What the request's path names by its id: a grand campaign (/grand-campaigns/...) or a
+ * campaign. */
+enum vkind req_kind(const struct req *r);
 
 /* A GET of what a campaign's version decides (a battle, the roll log), read at `version`: 304
  * with its ETag when If-None-Match names it (replied: true); false otherwise. */

@@ -189,7 +189,7 @@ void waiters_recheck(const char *campaign_id, long long seen)
     /* Heard versions are set before their waiters are woken: a change heard after this read
      * finds the request parked. */
     long long known;
-    if (listener_version(campaign_id, &known)) {
+    if (listener_version(campaign_id, VK_ANY, &known)) {
         if (known > seen)
             wake(CAMPAIGN, campaign_id, 0, WAKE_RECHECK);
         return;

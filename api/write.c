@@ -150,7 +150,7 @@ static long long write_version(const struct write_ctx *w)
 static void changed(const struct write_ctx *w, unsigned long ticket)
 {
     if (w->op->campaign) {
-        listener_wrote(ticket, w->c->id, w->c->version);
+        listener_wrote(ticket, w->c->id, VK_CAMPAIGN, w->c->version);
         waiters_changed(w->c->id);
         if (w->c->grand_id[0]) {
             listener_doubt(w->c->grand_id);
@@ -158,7 +158,7 @@ static void changed(const struct write_ctx *w, unsigned long ticket)
         }
     }
     if (w->op->grand) {
-        listener_wrote(ticket, w->g->id, w->g->version);
+        listener_wrote(ticket, w->g->id, VK_GRAND, w->g->version);
         waiters_changed(w->g->id);
     }
     for (int i = 0; w->g && w->g->members_moved && i < w->g->nmembers; i++)

@@ -231,7 +231,10 @@ enum cres campaign_end_time(struct db *db, bool finished, char *at, size_t len);
 /* Writes the campaign row's mutable fields and bumps its version by one. */
 enum cres campaign_save(struct db *db, struct campaign *c);
 
-/* The ruleset, or a refusal when this server does not have it loaded. */
+/* The ruleset, or a refusal when this server does not have it loaded: CAMPAIGN_NO_RULES to the
+ * players, and a warning naming the ruleset for the operator. */
+#define CAMPAIGN_NO_RULES                                                                          \
+    "This server does not have this campaign's rules, so the campaign cannot go on here."
 const struct ruleset *campaign_ruleset(const struct campaign *c, struct cerr *e);
 
 /* The last battle, or NULL before the first. */

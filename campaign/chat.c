@@ -4,7 +4,9 @@
 #include "campaign/grand.h"
 #include "db/store.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,18 +51,54 @@ bool chat_url_check(const char *url, char host[CHAT_HOST_MAX], char *why, size_t
         snprintf(why, whylen, "A chat link starts with https:// (or http://).");
         return false;
     }
-    /* The authority: [userinfo@]host[:port], up to the path, query or fragment. */
+    /* The authority: [userinfo@]host[:port], up to the path, query or fragment. Only what
+     * the sender reads the same way is taken: a name (so no second "@") or an IPv6 address in
+     * brackets, a port from 1 to 65535. */
     size_t alen = strcspn(rest, "/?#");
     const char *at = memchr(rest, '@', alen);
     const char *h = at ? at + 1 : rest;
     size_t hlen = alen - (size_t)(h - rest);
+    const char *port = NULL;
     if (hlen && h[0] == '[') { /* an IPv6 literal */
         const char *close = memchr(h, ']', hlen);
-        hlen = close ? (size_t)(close - h) + 1 : 0;
+        char inner[INET6_ADDRSTRLEN + 1];
+        size_t ilen = close ? (size_t)(close - h) - 1 : 0, after = 0;
+        struct in6_addr a6;
+        bool ok = close && ilen > 0 && ilen < sizeof inner;
+        if (ok) {
+            memcpy(inner, h + 1, ilen);
+            inner[ilen] = '\0';
+            after = hlen - (ilen + 2);
+            ok = inet_pton(AF_INET6, inner, &a6) == 1 && (!after || close[1] == ':');
+        }
+        if (!ok) {
+            snprintf(why, whylen, "The chat link's server address is not valid.");
+            return false;
+        }
+        port = after ? close + 1 : NULL;
+        hlen = ilen + 2;
     } else {
         const char *colon = memchr(h, ':', hlen);
+        port = colon;
         if (colon)
             hlen = (size_t)(colon - h);
+        for (size_t i = 0; i < hlen; i++)
+            if (!isalnum((unsigned char)h[i]) && !strchr("-._", h[i])) {
+                snprintf(why, whylen,
+                         "The chat link's server name has only letters, digits, dots and "
+                         "dashes.");
+                return false;
+            }
+    }
+    if (port) { /* ":" and its digits, to the end of the authority */
+        size_t plen = (size_t)(rest + alen - port) - 1;
+        long value = 0;
+        for (size_t i = 1; i <= plen && value <= 65535; i++)
+            value = isdigit((unsigned char)port[i]) ? value * 10 + (port[i] - '0') : 65536;
+        if (plen == 0 || value < 1 || value > 65535) {
+            snprintf(why, whylen, "The chat link's port is a number from 1 to 65535.");
+            return false;
+        }
     }
     if (hlen == 0 || hlen >= CHAT_HOST_MAX) {
         snprintf(why, whylen, "The chat link has no server name.");

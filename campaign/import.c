@@ -115,15 +115,19 @@ static const char *dice_words(enum dice_mode d)
 }
 
 /* A campaign of a grand campaign is played as the grand campaign says (grand_next): under its
- * name in the book, with the grand campaign's dice, What-if choice and players and no scenario
- * list of its own. Its Reserve Tokens are the organizer's to set, as in grand_next (checked as a
- * creation checks them). */
+ * name in the book and rules, with the grand campaign's dice, What-if choice and players and no
+ * scenario list of its own. Its Reserve Tokens are the organizer's to set, as in grand_next
+ * (checked as a creation checks them). */
 static enum cres member_check(const struct create_input *in, const struct grand_link *g,
                               struct cerr *e)
 {
     if (strcmp(in->name, g->name) != 0)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
                       "This is \"%s\" of its grand campaign, not \"%.80s\".", g->name, in->name);
+    if (!g->rse || in->rse != g->rse)
+        return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
+                      "%s is played with the %s rules, not these.", g->name,
+                      g->rse ? g->rse->rs->name : "grand campaign's own");
     if (in->dice != g->dice)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
                       "%s has its dice %s, but its grand campaign has them %s.", g->name,

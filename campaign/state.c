@@ -657,10 +657,13 @@ const struct ruleset *campaign_ruleset(const struct campaign *c, struct cerr *e)
 {
     if (c->rse)
         return c->rse->rs;
-    refuse(e, PROBLEM_RULESET_UNAVAILABLE, "ruleset",
-           "This campaign plays the ruleset \"%s\", which this server has not loaded (see "
-           "--rulesets-dir).",
-           c->ruleset_id);
+    /* Said to players (the page shows it as is); the operator learns which rules to load from
+     * the log line. */
+    refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL, "%s", CAMPAIGN_NO_RULES);
+    log_msg(LOG_WARN, "campaign",
+            "campaign %s plays the ruleset \"%s\", which this server has not loaded (see "
+            "--rulesets-dir)",
+            c->id, c->ruleset_id);
     return NULL;
 }
 

@@ -91,8 +91,8 @@ static struct db_statement st_at = {
     "campaign_at", "SELECT m44_campaign_at($1::uuid, $2::bigint, $3::bigint)", 3, 0};
 static struct db_statement st_versions = {
     "campaign_versions",
-    "SELECT id::text, version FROM campaigns WHERE id = ANY($1::uuid[]) UNION ALL "
-    "SELECT id::text, version FROM grand_campaigns WHERE id = ANY($1::uuid[])",
+    "SELECT id::text, version, 'c' FROM campaigns WHERE id = ANY($1::uuid[]) UNION ALL "
+    "SELECT id::text, version, 'g' FROM grand_campaigns WHERE id = ANY($1::uuid[])",
     1, 0};
 static struct db_statement st_version = {"campaign_version",
                                          "SELECT version FROM campaigns WHERE id = $1::uuid", 1, 0};

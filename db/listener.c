@@ -29,6 +29,7 @@ struct entry {
     unsigned long doubt; /* nonzero: changed by a write whose version is not known; cleared by a
                           * database read that began after it (its ticket above it) */
     uint64_t used;       /* when it was last set or read, to forget the oldest first */
+    enum vkind kind;     /* VK_ANY until a read or a write says */
 };
 
 static struct entry table[SLOTS];
@@ -97,6 +98,7 @@ static struct entry *find(const char *id, enum make make, unsigned long ticket, 
         evicted[base / WAYS] = atomic_fetch_add(&seq, 1);
     memcpy(s->id, id, ID_LEN + 1);
     s->version = -1;
+    s->kind = VK_ANY;
     s->epoch = e;
     s->doubt = 0;
     s->used = atomic_fetch_add(&clock_ticks, 1);
@@ -110,7 +112,8 @@ enum how { HEARD, LEARNED, WROTE };
  * the last eviction there (else it may be older than what was forgotten); a read clears a doubt
  * that came before it. An announcement below the version kept (a version set back by hand)
  * forgets it: read again. */
-static void keep(enum how how, unsigned long ticket, const char *id, long long version)
+static void keep(enum how how, unsigned long ticket, const char *id, enum vkind kind,
+                 long long version)
 {
     if (!atomic_load(&enabled) || strlen(id) != ID_LEN)
         return;
@@ -128,6 +131,8 @@ static void keep(enum how how, unsigned long ticket, const char *id, long long v
         }
         if (version > s->version)
             s->version = version;
+        if (kind != VK_ANY)
+            s->kind = kind;
         s->used = atomic_fetch_add(&clock_ticks, 1);
     }
     pthread_mutex_unlock(m);
@@ -140,13 +145,13 @@ bool listener_current(void)
            now_ns() - heard_at <= (long long)lag_limit_ms * 1000000LL;
 }
 
-bool listener_version(const char *id, long long *version)
+bool listener_version(const char *id, enum vkind kind, long long *version)
 {
     if (!listener_current() || strlen(id) != ID_LEN)
         return false;
     pthread_mutex_t *m;
     struct entry *s = find(id, LOOK, 0, &m);
-    bool found = s && !s->doubt && s->version >= 0;
+    bool found = s && !s->doubt && s->version >= 0 && (kind == VK_ANY || s->kind == kind);
     if (found) {
         *version = s->version;
         s->used = atomic_fetch_add(&clock_ticks, 1);
@@ -165,14 +170,14 @@ unsigned long listener_ticket(void)
     return atomic_fetch_add(&seq, 1);
 }
 
-void listener_learned(unsigned long ticket, const char *id, long long version)
+void listener_learned(unsigned long ticket, const char *id, enum vkind kind, long long version)
 {
-    keep(LEARNED, ticket, id, version);
+    keep(LEARNED, ticket, id, kind, version);
 }
 
-void listener_wrote(unsigned long ticket, const char *id, long long version)
+void listener_wrote(unsigned long ticket, const char *id, enum vkind kind, long long version)
 {
-    keep(WROTE, ticket, id, version);
+    keep(WROTE, ticket, id, kind, version);
 }
 
 void listener_doubt(const char *id)
@@ -209,7 +214,7 @@ static void heard_change(const char *payload)
     long long version;
     if (sscanf(payload, "%36s %lld", id, &version) != 2)
         return;
-    keep(HEARD, 0, id, version);
+    keep(HEARD, 0, id, VK_ANY, version);
     atomic_fetch_add(&heard, 1); /* after: a test that sees the count may ask for the version */
     if (on_change)
         on_change(id, version);

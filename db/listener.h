@@ -28,18 +28,25 @@ void listener_stop(void);
 /* Whether the versions are current (see above). */
 bool listener_current(void);
 
-/* The version of `id` (a canonical UUID) when it is known and current. */
-bool listener_version(const char *id, long long *version);
+/* What an id names. Campaigns and grand campaigns share one space of ids, so a version learned
+ * for one kind is never given for the other (GET /grand-campaigns/<a campaign's id> is a 404,
+ * never the campaign). A change heard names no kind: its entry serves once a read or a write
+ * through this daemon has said what the id is. */
+enum vkind { VK_ANY, VK_CAMPAIGN, VK_GRAND };
+
+/* The version of `id` (a canonical UUID) when it is known and current, and known to be of
+ * `kind` (VK_ANY: whatever it is). */
+bool listener_version(const char *id, enum vkind kind, long long *version);
 
 /* A version read from the database: take a ticket before the read, and give it back with what
  * was read. A read that began before the listener's latest connection is not kept. */
 unsigned long listener_ticket(void);
-void listener_learned(unsigned long ticket, const char *id, long long version);
+void listener_learned(unsigned long ticket, const char *id, enum vkind kind, long long version);
 
 /* A write through this daemon committed: `id` is now at `version` (known before its
  * announcement arrives, so this daemon reads its own writes). `ticket`: taken before the write
  * began. */
-void listener_wrote(unsigned long ticket, const char *id, long long version);
+void listener_wrote(unsigned long ticket, const char *id, enum vkind kind, long long version);
 
 /* A write through this daemon committed a change to `id` whose version it does not know (a
  * grand campaign moved by one of its campaigns, the other campaigns of a grand campaign moved by

@@ -77,13 +77,15 @@ bool db_outbox_insert(struct db *db, const char *const p[5])
  * (next_at moves past the lease: should this process die while sending, the message is sent
  * again once it ends). SKIP LOCKED: other workers, in this process or another, take others.
  * The attempt number is the lease's token: the sender's later updates name it, so a sender
- * whose lease ran out and was taken over changes nothing.
+ * whose lease ran out and was taken over changes nothing. Fewest attempts first: a message tried
+ * before (its chat failing, or never answering) waits behind every due message not yet tried,
+ * so chats that keep failing hold the workers only for their first attempts.
  */
 static struct db_statement st_claim = {
     "outbox_claim",
     "WITH due AS (SELECT o.id FROM outbox o WHERE o.state = 'pending' AND o.next_at <= now() "
     "AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.scope = o.scope AND p.state = 'pending' "
-    "AND p.id < o.id) ORDER BY o.next_at, o.id LIMIT $1::int FOR UPDATE SKIP LOCKED) "
+    "AND p.id < o.id) ORDER BY o.attempts, o.next_at, o.id LIMIT $1::int FOR UPDATE SKIP LOCKED) "
     "UPDATE outbox o SET attempts = o.attempts + 1, next_at = now() + make_interval(secs => "
     "$2::int) FROM due WHERE o.id = due.id RETURNING o.id, o.url, o.kind, o.message::text, "
     "o.attempts",

@@ -120,6 +120,8 @@ pass_env=(--setenv=DEBIAN_FRONTEND=noninteractive --setenv=LANG=C.UTF-8)
 for v in http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY; do
   [ -n "${!v:-}" ] && pass_env+=("--setenv=$v=${!v}")
 done
+apt-config dump 2>/dev/null | grep -iE '^Acquire::(http|https)::Proxy' \
+  >"$root/etc/apt/apt.conf.d/90m44-host-proxy" || rm -f "$root/etc/apt/apt.conf.d/90m44-host-proxy"
 # A command in the root, not booted, with the host's network (for apt). nspawn's complaint
 # about its propagation directory on hosts without systemd is noise.
 in_root() {

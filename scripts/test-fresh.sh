@@ -62,6 +62,9 @@ pass_env=()
 for v in http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY; do
   [ -n "${!v:-}" ] && pass_env+=("$v=${!v}")
 done
+# apt's own proxy settings (apt.conf.d), which the variables above do not carry.
+apt-config dump 2>/dev/null | grep -iE '^Acquire::(http|https)::Proxy' \
+  >"$root/etc/apt/apt.conf.d/90m44-host-proxy" || rm -f "$root/etc/apt/apt.conf.d/90m44-host-proxy"
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
   mkdir -p "$root/usr/local/share/m44-fresh"
   cp "$NODE_EXTRA_CA_CERTS" "$root/usr/local/share/m44-fresh/extra-ca.crt"

@@ -1,7 +1,7 @@
 // The dashboard: "/" creates and lists campaigns; "/c/<id>#key=..." is a campaign's page,
 // "/g/<id>#key=..." a grand campaign's.
 import { api, ApiError } from './api.js';
-import { h, field } from './dom.js';
+import { h, field, SIDES, SIDE_TITLE } from './dom.js';
 import { showCampaign } from './campaign.js';
 import { showGrand } from './grand.js';
 import { errorSlot, showError } from './actions.js';
@@ -60,8 +60,13 @@ async function home() {
       dice: dice.find((d) => d.checked).value,
       players: { allies: players.allies.value.trim(), axis: players.axis.value.trim() },
     };
-    if (!tokensBox.hidden) body.reserve_tokens = { allies: Number(tokens.allies.value), axis: Number(tokens.axis.value) };
     if (!body.name) { showError(err, { message: 'Give the campaign a name.', field: 'name' }); name.focus(); return; }
+    if (!tokensBox.hidden) {
+      // An emptied field is not 0 tokens: say so rather than guess.
+      const empty = SIDES.find((s) => tokens[s].value.trim() === '');
+      if (empty) { showError(err, { message: `Give the ${SIDE_TITLE[empty]}’ starting Reserve Tokens (0 or more).` }); tokens[empty].focus(); return; }
+      body.reserve_tokens = { allies: Number(tokens.allies.value), axis: Number(tokens.axis.value) };
+    }
     submit.disabled = true;
     try {
       const { data } = await api('POST', '/campaigns', { body });
@@ -225,5 +230,9 @@ async function route() {
 // The app shell is kept for offline use (sw.js): a page opened at the table without a
 // connection still comes up, and what is done there waits to be sent.
 if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => {});
+
+// Another link pasted into this tab (the same page, another key after the #): the page is
+// opened again with it, never left acting with the key it was opened with.
+window.addEventListener('hashchange', () => window.location.reload());
 
 route();

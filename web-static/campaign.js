@@ -10,9 +10,9 @@ import { medalsChart, tokensChart } from './charts.js';
 import { verifyRolls, diceStats } from './verify.js';
 import { actionsPanel, afterRefusal, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
-import { linkCard, linkFor, readOnlyCard } from './share.js';
+import { linkCard, linkFor, readOnlyCard, reissueControl } from './share.js';
 import { chatPanel } from './chat.js';
-import { remember, keysFor, forgetKey } from './store.js';
+import { remember, keysFor, forgetKey, keepKey } from './store.js';
 import { FACE_TITLE, KEY_UNSURE_WORDS, PHASE_WORDS, PURPOSE_WORDS, WHO, grantWords, waitingWords, needWords, sideTitle, problemWords } from './words.js';
 
 const wide = () => window.matchMedia('(min-width: 48rem)').matches;
@@ -435,16 +435,13 @@ function links(st) {
 }
 
 function reissue(st, role, label) {
-  const err = errorSlot();
-  const start = h('button', { type: 'button', class: 'secondary', id: `reissue-${role}` }, `New ${label} link…`);
-  const yes = h('button', { type: 'button', class: 'danger', id: `confirm-reissue-${role}`, hidden: true }, `Yes: a new ${label} link; the old one stops working`);
-  start.addEventListener('click', () => { yes.hidden = false; yes.focus(); });
-  yes.addEventListener('click', async () => {
-    yes.disabled = true;
+  return reissueControl(role, label, async () => {
     const key = st.key;
     try {
       const { data, etag } = await api('POST', `/campaigns/${st.id}/keys/${role}`, { key, body: {} });
       remember(st.id, st.c.name, role, data.key);
+      // One set of keys for a grand campaign and every campaign of it.
+      if (st.c.grand_campaign) keepKey([st.c.grand_campaign.id], role, data.key);
       st.setDone(`A new ${label} link: the old one no longer works. Share the new one below.`, versionOf(etag));
       if (role === 'organizer') {
         // This page's own key changed: go on with the new one.
@@ -455,12 +452,10 @@ function reissue(st, role, label) {
       update(st);
       st.sections['links-el'].open = true;
     } catch (e) {
-      showError(err, e);
-      yes.disabled = false;
       afterRefusal(st, e, key);
+      throw e;
     }
   });
-  return h('div', { class: 'reissue' }, start, yes, err);
 }
 
 function charts(st) {

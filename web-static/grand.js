@@ -7,8 +7,8 @@ import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
 import { errorSlot, showError } from './actions.js';
-import { linkCard, linkFor, readOnlyCard } from './share.js';
-import { remember, keysFor, forgetKey } from './store.js';
+import { linkCard, linkFor, readOnlyCard, reissueControl } from './share.js';
+import { remember, keysFor, forgetKey, keepKey } from './store.js';
 import { KEY_UNSURE_WORDS, WHO, problemWords } from './words.js';
 
 const wide = () => window.matchMedia('(min-width: 48rem)').matches;
@@ -255,7 +255,35 @@ function links(st) {
   known[st.role] = st.key;
   const roles = st.role === 'organizer' ? ['organizer', 'allies', 'axis'] : [st.role];
   const label = (r) => (r === 'organizer' ? 'Organizer' : SIDE_TITLE[r]);
-  return [h('p', { class: 'hint', text: 'Each link holds a secret key after the #: whoever has it can act for that role in every campaign of the grand campaign. Share it only with that player. A lost link can be replaced from the Links of the campaign being played.' }),
-    roles.map((r) => (known[r] ? linkCard(r, label(r), linkFor(st.id, known[r], 'g')) : h('p', { 'data-role': r, class: 'muted', text: `The ${label(r)} link is not on this device.` }))),
+  return [h('p', { class: 'hint', text: `Each link holds a secret key after the #: whoever has it can act for that role in every campaign of the grand campaign. Share it only with that player.${st.role === 'organizer' ? ' A lost link can be replaced here: the old one then stops working in every campaign.' : ''}` }),
+    roles.map((r) => [known[r] ? linkCard(r, label(r), linkFor(st.id, known[r], 'g')) : h('p', { 'data-role': r, class: 'muted', text: `The ${label(r)} link is not on this device.` }),
+      st.role === 'organizer' ? reissue(st, r, label(r)) : null]),
     readOnlyCard(st.id, 'g')];
+}
+
+// A new key for `role`, in every campaign of the grand campaign: kept on this device for the
+// grand campaign and each of its campaigns it knows.
+function reissue(st, role, label) {
+  return reissueControl(role, label, async () => {
+    const key = st.key;
+    try {
+      const { data } = await api('POST', `/grand-campaigns/${st.id}/keys/${role}`, { key, body: {} });
+      remember(st.id, st.g.name, role, data.key, true);
+      keepKey(st.g.campaigns.filter((c) => c.id).map((c) => c.id), role, data.key);
+      if (role === 'organizer') {
+        st.key = data.key;
+        window.history.replaceState(null, '', `/g/${st.id}#key=${data.key}`);
+      }
+      st.done = `A new ${label} link: the old one no longer works in any campaign of this grand campaign. Share the new one below.`;
+      st.doneVersion = Infinity;
+      st.linksSig = null;
+      await reload(st).catch(() => {});
+      st.doneVersion = st.g.version;
+      update(st);
+      st.sections.links.parentElement.open = true;
+    } catch (e) {
+      if (e.status === 401) checkKey(st);
+      throw e;
+    }
+  });
 }

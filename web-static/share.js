@@ -2,6 +2,7 @@
 // copy otherwise, and a QR code to scan from another phone. The QR code comes from qrcode.js
 // (Kazuhiko Arase, MIT: /assets/qrcode-LICENSE.txt), loaded as a plain script.
 import { h, svg, say } from './dom.js';
+import { errorSlot, showError } from './actions.js';
 
 // A campaign's page (`page` "c") or a grand campaign's ("g"), with a role's key.
 export function linkFor(id, key, page = 'c') {
@@ -56,4 +57,24 @@ export function linkCard(role, label, url) {
   });
   return h('div', { class: 'link-card', 'data-role': role }, h('label', { for: input.id, text: label }),
     h('div', { class: 'row' }, input, share, qrButton, status), qrBox);
+}
+
+// "New <label> link…", then a confirmation; `send` makes the new key (and says so), and a
+// refusal it throws is said under the control.
+export function reissueControl(role, label, send) {
+  const err = errorSlot();
+  const start = h('button', { type: 'button', class: 'secondary', id: `reissue-${role}` }, `New ${label} link…`);
+  const yes = h('button', { type: 'button', class: 'danger', id: `confirm-reissue-${role}`, hidden: true }, `Yes: a new ${label} link; the old one stops working`);
+  start.addEventListener('click', () => { yes.hidden = false; yes.focus(); });
+  yes.addEventListener('click', async () => {
+    yes.disabled = true;
+    err.hidden = true;
+    try {
+      await send();
+    } catch (e) {
+      showError(err, e);
+      yes.disabled = false;
+    }
+  });
+  return h('div', { class: 'reissue' }, start, yes, err);
 }

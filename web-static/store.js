@@ -22,6 +22,14 @@ export function remember(id, name, role, key, grand = false) {
   save(all);
 }
 
+// A new key for `role` of pages this device already knows (`ids`): a grand campaign's key is
+// the key of every campaign of it. Pages it does not know are not added.
+export function keepKey(ids, role, key) {
+  const all = load();
+  for (const id of ids) if (all[id]) all[id].keys[role] = key;
+  save(all);
+}
+
 export function forget(id, role) {
   const all = load();
   if (all[id] && role) delete all[id].keys[role];

@@ -7,6 +7,7 @@
 #include "tests/common/receiver.h"
 #include "tests/common/testkit.h"
 
+#include <libpq-fe.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,7 +230,10 @@ static void test_chat_down(void)
         struct http_resp *r = chat_status(&chatd, &c);
         bool seen = !json_is_null(http_json_at(r, "last_error"));
         if (seen) {
-            CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "last_error"), "could not be reached"));
+            /* In the organizer's words, not libcurl's ("Couldn't connect to server"). */
+            CU_ASSERT_STRING_EQUAL(http_str(r, "last_error"),
+                                   "the chat could not be reached: its server did not let this "
+                                   "one connect (down, or closed to it)");
             CU_ASSERT_FALSE(json_is_null(http_json_at(r, "next_attempt_at")));
             CU_ASSERT_EQUAL(http_int(r, "delivered"), 1);
         }
@@ -364,7 +368,9 @@ static void test_refusals(void)
                          "{}",
                          "{\"url\":\"https://example.org/h\",\"kind\":\"irc\"}",
                          "{\"url\":\"https://example.org/h\",\"color\":\"red\"}",
-                         longbody};
+                         longbody,
+                         "{\"url\":\"http://127.0.0.1:99999/x\"}",
+                         "{\"url\":\"http://a@b@127.0.0.1:8080/t\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct http_resp *r = camp_post(&chatd, &c, ORGANIZER, "/webhook", bad[i]);
         if (r->status != 400)
@@ -473,6 +479,39 @@ static void test_chat_refuses(void)
     CU_ASSERT_EQUAL(receiver_count(rx), tries);
     receiver_mode(rx, RECV_OK, 0);
     receiver_clear(rx);
+}
+
+/* A link kept from an older, looser check, which the sender cannot read: given up at its first
+ * attempt (tried again, it would hold its chat for --chat-attempts' 12), and said why. */
+static void test_unusable_link_given_up(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd, CREATE, &c));
+    char sql[600];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO outbox (scope, campaign_id, url, kind, message) VALUES ('%s', '%s', "
+             "'http://127.0.0.1:99999/old', 'generic', '{\"event\": \"x\", \"text\": "
+             "\"t\"}')",
+             c.id, c.id);
+    PGconn *pg = PQconnectdb(chat_db);
+    PGresult *q = PQexec(pg, sql);
+    CU_ASSERT_EQUAL_FATAL(PQresultStatus(q), PGRES_COMMAND_OK);
+    PQclear(q);
+    CU_ASSERT_EQUAL(wait_status(&chatd, &c, "failed", 1, 10), 1);
+    struct http_resp *r = chat_status(&chatd, &c);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "last_error"),
+                           "not sent: the chat link is not a web address this server can use");
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 0);
+    http_free(r);
+    snprintf(sql, sizeof sql, "SELECT attempts, url IS NULL FROM outbox WHERE scope = '%s'", c.id);
+    q = PQexec(pg, sql);
+    CU_ASSERT_EQUAL(PQntuples(q), 1);
+    if (PQntuples(q) == 1) {
+        CU_ASSERT_STRING_EQUAL(PQgetvalue(q, 0, 0), "1");
+        CU_ASSERT_STRING_EQUAL(PQgetvalue(q, 0, 1), "t"); /* the link is not kept */
+    }
+    PQclear(q);
+    PQfinish(pg);
 }
 
 /* ---- private addresses: refused unless the server allows them ---- */
@@ -658,6 +697,8 @@ void register_chat_tests(void)
     CU_add_test(s, "two m44d, a slow chat: each message posted once", test_two_senders);
     CU_add_test(s, "bad links, wrong keys, a removed chat", test_refusals);
     CU_add_test(s, "a chat at fault is tried again; one that refuses, given up", test_chat_refuses);
+    CU_add_test(s, "a link the sender cannot read is given up at once",
+                test_unusable_link_given_up);
     CU_add_test(s, "private addresses refused by default", test_private_refused);
     CU_add_test(s, "Discord and Slack bodies", test_kinds);
     CU_add_test(s, "a grand campaign's chat", test_grand);

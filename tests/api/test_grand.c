@@ -762,15 +762,16 @@ static void test_export_import(void)
                         json_string("2026-11-24T02:13:27+16:00"));
     grand_import_refused(bad, "grand_campaign.created_at", NULL);
     /* ... a campaign played otherwise than its grand campaign says: dice the grand campaign
-     * does not roll (a side could then enter chosen faces), other players, another name, a
-     * scenario list of its own (its Reserve Tokens are the organizer's to set: see Island
-     * Hoppers) ... */
+     * does not roll (a side could then enter chosen faces), other players, another name, other
+     * rules than its place's (only the summary's are checked before), a scenario list of its own
+     * (its Reserve Tokens are the organizer's to set: see Island Hoppers) ... */
     static const char *const changes[][2] = {
         {"dice", "has its dice rolled by the server or at the table, but its grand campaign has "
                  "them rolled at the table"},
         {"players", "as the Axis player, but its grand campaign names"},
         {"name", "of its grand campaign, not \"Operation Elsewhere\""},
         {"scenarios", "has a scenario list of its own"},
+        {"ruleset", "rules, not these."},
     };
     for (size_t k = 0; k < sizeof changes / sizeof changes[0]; k++) {
         json_decref(bad);
@@ -781,9 +782,10 @@ static void test_export_import(void)
                 0),
             "detail");
         const char *what = changes[k][0];
-        json_t *v = strcmp(what, "dice") == 0   ? json_string("either")
-                    : strcmp(what, "name") == 0 ? json_string("Operation Elsewhere")
-                                                : NULL;
+        json_t *v = strcmp(what, "dice") == 0      ? json_string("either")
+                    : strcmp(what, "name") == 0    ? json_string("Operation Elsewhere")
+                    : strcmp(what, "ruleset") == 0 ? json_string("standard")
+                                                   : NULL;
         if (strcmp(what, "players") == 0)
             json_object_set_new(json_object_get(created, "players"), "axis",
                                 json_string("Mallory"));
@@ -847,6 +849,41 @@ static void etag_of_get(const char *path, char *etag, size_t len)
     etag[0] = '\0';
     CU_ASSERT_PTR_NOT_NULL(http_header(r, "ETag", etag, len));
     http_free(r);
+}
+
+/* Campaigns and grand campaigns share one space of ids, and each id is of one kind: a
+ * campaign's id read as a grand campaign (or the reverse) is a 404, never the other one's
+ * standing or a 304 of its version, however well this daemon knows that version (read, written
+ * or heard). */
+static void test_id_of_other_kind(void)
+{
+    struct camp g, m;
+    CU_ASSERT_FATAL(
+        grand_create("{\"name\":\"Kinds\",\"grand_ruleset\":\"island-hoppers-grand\"}", &g));
+    CU_ASSERT_FATAL(start_next(&g, 1, "Guadalcanal", &m));
+    char real[2][480], wrong[2][480], etag[2][40];
+    snprintf(real[0], sizeof real[0], "/api/v1/campaigns/%s", m.id);
+    snprintf(real[1], sizeof real[1], "/api/v1/grand-campaigns/%s", g.id);
+    snprintf(wrong[0], sizeof wrong[0], "/api/v1/grand-campaigns/%s", m.id);
+    snprintf(wrong[1], sizeof wrong[1], "/api/v1/campaigns/%s", g.id);
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 2; k++)
+            etag_of_get(real[k], etag[k], sizeof etag[k]);
+        for (int k = 0; k < 2; k++) {
+            char waiting[sizeof wrong[k] + 8];
+            snprintf(waiting, sizeof waiting, "%.470s?wait=1", wrong[k]);
+            struct http_resp *r = api(&api_daemon, "GET", wrong[k], NULL, ANYONE, NULL, NULL);
+            assert_problem(r, 404, "not-found");
+            http_free(r);
+            CU_ASSERT_EQUAL(status_if_none_match(wrong[k], etag[k]), 404);
+            CU_ASSERT_EQUAL(status_if_none_match(waiting, etag[k]), 404);
+        }
+        /* Then both moved by a write (a new key through the campaign), heard and written. */
+        struct http_resp *r = camp_post(&api_daemon, &m, ORGANIZER, "/keys/axis", "{}");
+        CU_ASSERT_EQUAL_FATAL(r->status, 200);
+        snprintf(m.key[AXIS], sizeof m.key[AXIS], "%s", http_str(r, "key"));
+        http_free(r);
+    }
 }
 
 static void test_keys_and_versions(void)
@@ -1179,6 +1216,8 @@ void register_grand_tests(void)
     CU_add_test(s, "Island Hoppers, What-if before each campaign, verified", test_island_hoppers);
     CU_add_test(s, "a grand campaign exported and imported", test_export_import);
     CU_add_test(s, "one set of keys; versions move with the campaigns", test_keys_and_versions);
+    CU_add_test(s, "a campaign's id is no grand campaign's, nor the reverse",
+                test_id_of_other_kind);
     CU_add_test(s, "a new key through one campaign: the others move; two at once do not deadlock",
                 test_key_through_one_campaign);
     CU_add_test(s, "a new key or chat link of a grand campaign wakes its campaigns' long polls",

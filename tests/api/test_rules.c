@@ -1046,7 +1046,19 @@ static void test_undo_long_token_text(void)
     assert_problem(r, 409, "ruleset-unavailable");
     CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), no_rules);
     http_free(r);
+    /* Any other write is refused in players' words too: no ruleset id, no option name. */
+    r = camp_post(&bare, &c, ORGANIZER, "/battles/1/result",
+                  "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2}}");
+    assert_problem(r, 409, "ruleset-unavailable");
+    CU_ASSERT_STRING_EQUAL(
+        http_str(r, "detail"),
+        "This server does not have this campaign's rules, so the campaign cannot go on here.");
+    http_free(r);
     daemon_stop(&bare, SIGTERM, 10);
+    char *log = tk_slurp(bare.log); /* the operator learns which rules to load */
+    CU_ASSERT_PTR_NOT_NULL(log && strstr(log, "plays the ruleset \"house-long\", which this server "
+                                              "has not loaded (see --rulesets-dir)"));
+    free(log);
     r = camp_get(at, &c, "");
     CU_ASSERT_STRING_EQUAL(http_str(r, "undo.what"), want);
     CU_ASSERT_EQUAL(json_array_size(http_json_at(r, "sides.allies.held")), 0);

@@ -125,11 +125,17 @@ try {
   await home.fill('#name', 'E2E "Normandy" 🎲');
   await home.selectOption('#ruleset', 'standard');
   await home.check('#dice-either');
-  await home.fill('#tokens-allies', '3');
   await home.fill('#tokens-axis', '0');
   await home.fill('#player-allies', 'Ann');
   await home.fill('#player-axis', 'Bob');
   check(await home.locator('#ruleset-about').innerText() !== '', 'the ruleset select shows a one-line description');
+  // An emptied token field is said, not taken as 0 tokens.
+  await home.fill('#tokens-allies', '');
+  await home.click('#create');
+  await home.waitForSelector('#create-error:not([hidden])', { timeout: 5000 });
+  check((await text(home, '#create-error:not([hidden])')) === 'Give the Allies’ starting Reserve Tokens (0 or more).' && await home.locator('#link-organizer').count() === 0,
+    'an emptied starting-token field is said, and nothing is created');
+  await home.fill('#tokens-allies', '3');
   await shot(home, '01-create.png');
   await home.click('#create');
   await home.waitForSelector('#link-organizer');
@@ -1040,6 +1046,40 @@ try {
   const gApi = await apiGet(`/grand-campaigns/${gid}`);
   check(gApi.campaigns[1].status === 'active' && gApi.points.allies === 2, 'the API agrees: campaign 2 active, Allies 2 points');
   await shotBoth(gOrg, '19-grand-second-campaign');
+
+  // A lost link replaced from the campaign being played: the grand campaign's page on this
+  // device shows the new one (one set of keys for the grand campaign and its campaigns).
+  const roleOf = async (path, key) => {
+    const r = await fetch(`${BASE}/api/v1${path}/role`, { headers: { Authorization: `Bearer ${key}` } });
+    return r.status === 200 ? (await r.json()).role : r.status;
+  };
+  await openAll(gOrg);
+  await gOrg.click('#reissue-allies');
+  await gOrg.click('#confirm-reissue-allies');
+  const oldAllies = gLinks.allies.split('#key=')[1];
+  await gOrg.waitForFunction((old) => ((el) => el && !el.value.endsWith(old))(document.querySelector('#link-allies')), oldAllies, { timeout: 5000 });
+  const alliesKey = (await gOrg.inputValue('#link-allies')).split('#key=')[1];
+  await gOrg.goto(gLinks.organizer);
+  await openAll(gOrg);
+  await gOrg.waitForSelector('#link-allies');
+  check(await gOrg.inputValue('#link-allies') === `${BASE}/g/${gid}#key=${alliesKey}` && await roleOf(`/grand-campaigns/${gid}`, alliesKey) === 'allies',
+    'a link replaced in a campaign is the one the grand campaign\'s page offers');
+  // Replaced from the grand campaign's page itself: refused everywhere at once, the new one works
+  // in the campaign being played.
+  const oldAxis = gLinks.axis.split('#key=')[1];
+  await gOrg.click('#reissue-axis');
+  await gOrg.click('#confirm-reissue-axis');
+  await gOrg.waitForFunction((old) => ((el) => el && !el.value.endsWith(old))(document.querySelector('#link-axis')), oldAxis, { timeout: 5000 });
+  const axisKey = (await gOrg.inputValue('#link-axis')).split('#key=')[1];
+  check(await roleOf(`/grand-campaigns/${gid}`, oldAxis) === 401 && await roleOf(`/campaigns/${marshall}`, oldAxis) === 401 &&
+    await roleOf(`/campaigns/${marshall}`, axisKey) === 'axis' && (await text(gOrg, '#done')).includes('no longer works in any campaign'),
+  'a link replaced from the grand campaign\'s page: the old one refused in its campaigns, the new one works, and the page says so');
+  // Another link pasted into the same tab (only the part after # changes): the page is the new
+  // link's, never left acting with the key it was opened with.
+  await gOrg.evaluate((k) => { window.location.hash = `key=${k}`; }, axisKey);
+  await gOrg.waitForFunction(() => (document.querySelector('#role') || {}).textContent?.includes('Axis'), null, { timeout: 5000 })
+    .then(() => check(true, 'another link pasted into the same tab: the page becomes that link\'s'))
+    .catch(async () => check(false, `another link pasted into the same tab: the page becomes that link's (it says: ${await text(gOrg, '#role')})`));
 
   // No internal id, file name or field path in any page's text.
   for (const [name, page] of pages) await checkWords(page, name);

@@ -30,6 +30,23 @@ static void test_url_check(void)
         {"https://example.org/\n", NULL},
         {"https://exämple.org/", NULL},
         {"", NULL},
+        /* What the sender would not read as it is written (libcurl refuses each), or reads
+         * as another server. */
+        {"http://127.0.0.1:99999/x", NULL},
+        {"http://example.org:0/x", NULL},
+        {"http://example.org:/x", NULL},
+        {"http://a:abc/", NULL},
+        {"http://example.org:80a/", NULL},
+        {"http://[zz]/", NULL},
+        {"http://[]/", NULL},
+        {"http://[::1/", NULL},
+        {"http://[::1]x/", NULL},
+        {"http://[fe80::1%25lo]/", NULL},
+        {"http://a@b@127.0.0.1:8080/t", NULL},
+        {"http://%31%32%37.0.0.1/", NULL},
+        {"http://exa_mple.org:65535/", "exa_mple.org"},
+        {"http://[2001:db8::1]:1/hook", "[2001:db8::1]"},
+        {"http://[::ffff:192.0.2.1]/", "[::ffff:192.0.2.1]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char host[CHAT_HOST_MAX], why[200] = "";
