@@ -124,10 +124,13 @@ static enum cres member_check(const struct create_input *in, const struct grand_
     if (strcmp(in->name, g->name) != 0)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
                       "This is \"%s\" of its grand campaign, not \"%.80s\".", g->name, in->name);
-    if (!g->rse || in->rse != g->rse)
+    if (!g->rse)
+        return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL,
+                      "The rules of %s are not loaded on this server.", g->name);
+    if (in->rse != g->rse)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
-                      "%s is played with the %s rules, not these.", g->name,
-                      g->rse ? g->rse->rs->name : "grand campaign's own");
+                      "%s is played with \"%s\", not \"%s\".", g->name, g->rse->rs->name,
+                      in->rse->rs->name);
     if (in->dice != g->dice)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions[0]",
                       "%s has its dice %s, but its grand campaign has them %s.", g->name,

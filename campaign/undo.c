@@ -68,11 +68,6 @@ static const char *event_name(const struct campaign *c, const char *id)
     return id;
 }
 
-/* Said when this server has not loaded the campaign's rules (what follows an undo, a battle's
- * phase again, is worked out by them): the standing offers no undo, and one asked is refused. */
-static const char no_rules[] =
-    "This server does not have this campaign's rules, so nothing can be undone here.";
-
 bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char *why_not,
                         size_t nlen)
 {
@@ -139,7 +134,7 @@ bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char 
     }
     if (can && !c->rse) {
         can = false;
-        snprintf(why_not, nlen, "%s", no_rules);
+        snprintf(why_not, nlen, "%s", CAMPAIGN_NO_RULES);
     }
     if (can && c->last.seq <= c->undo_from) {
         can = false;
@@ -190,8 +185,10 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
 {
     char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
     bool known = campaign_undo_info(c, what, sizeof what, why_not, sizeof why_not);
-    if (known && !c->rse)
-        return refuse(e, PROBLEM_RULESET_UNAVAILABLE, NULL, "%s", no_rules);
+    /* What follows an undo (a battle's phase again) is worked out by the rules: without them,
+     * refused as every other write is. */
+    if (known && !campaign_ruleset(c, e))
+        return C_REFUSED;
     if (!known)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "There is nothing to undo in this campaign.");
     if (why_not[0])

@@ -29,7 +29,7 @@ struct entry {
     unsigned long doubt; /* nonzero: changed by a write whose version is not known; cleared by a
                           * database read that began after it (its ticket above it) */
     uint64_t used;       /* when it was last set or read, to forget the oldest first */
-    enum vkind kind;     /* VK_ANY until a read or a write says */
+    enum vkind kind;     /* VK_ANY until something heard, read or written says */
 };
 
 static struct entry table[SLOTS];
@@ -207,14 +207,15 @@ unsigned long listener_connections(void)
     return atomic_load(&connections);
 }
 
-/* "<id> <version>" */
+/* "<id> <version> <kind>": c a campaign, g a grand campaign (migration 0011). */
 static void heard_change(const char *payload)
 {
-    char id[ID_LEN + 1];
+    char id[ID_LEN + 1], k = '\0';
     long long version;
-    if (sscanf(payload, "%36s %lld", id, &version) != 2)
+    int n = sscanf(payload, "%36s %lld %c", id, &version, &k);
+    if (n < 2)
         return;
-    keep(HEARD, 0, id, VK_ANY, version);
+    keep(HEARD, 0, id, k == 'c' ? VK_CAMPAIGN : k == 'g' ? VK_GRAND : VK_ANY, version);
     atomic_fetch_add(&heard, 1); /* after: a test that sees the count may ask for the version */
     if (on_change)
         on_change(id, version);

@@ -28,10 +28,10 @@ void listener_stop(void);
 /* Whether the versions are current (see above). */
 bool listener_current(void);
 
-/* What an id names. Campaigns and grand campaigns share one space of ids, so a version learned
+/* What an id names. Campaigns and grand campaigns share one space of ids, so a version known
  * for one kind is never given for the other (GET /grand-campaigns/<a campaign's id> is a 404,
- * never the campaign). A change heard names no kind: its entry serves once a read or a write
- * through this daemon has said what the id is. */
+ * never the campaign). Every source says the kind: a change heard (its announcement names it),
+ * a read, a write. VK_ANY: an entry made by a doubt alone, or asked for whatever it is. */
 enum vkind { VK_ANY, VK_CAMPAIGN, VK_GRAND };
 
 /* The version of `id` (a canonical UUID) when it is known and current, and known to be of

@@ -771,7 +771,8 @@ static void test_export_import(void)
         {"players", "as the Axis player, but its grand campaign names"},
         {"name", "of its grand campaign, not \"Operation Elsewhere\""},
         {"scenarios", "has a scenario list of its own"},
-        {"ruleset", "rules, not these."},
+        {"ruleset", "The Breakout is played with \"CB1 Normandy: The Breakout\", not \"Standard "
+                    "campaign rules\"."},
     };
     for (size_t k = 0; k < sizeof changes / sizeof changes[0]; k++) {
         json_decref(bad);
@@ -854,7 +855,8 @@ static void etag_of_get(const char *path, char *etag, size_t len)
 /* Campaigns and grand campaigns share one space of ids, and each id is of one kind: a
  * campaign's id read as a grand campaign (or the reverse) is a 404, never the other one's
  * standing or a 304 of its version, however well this daemon knows that version (read, written
- * or heard). */
+ * or only heard: the announcement names the kind, so what is only heard is answered from
+ * memory for its own kind). */
 static void test_id_of_other_kind(void)
 {
     struct camp g, m;
@@ -884,6 +886,36 @@ static void test_id_of_other_kind(void)
         snprintf(m.key[AXIS], sizeof m.key[AXIS], "%s", http_str(r, "key"));
         http_free(r);
     }
+    /* A daemon that has only heard of them (started after they were made, read nothing): the
+     * announcement names the kind, so it answers the right one from memory, with no database
+     * worker, and still refuses the other. */
+    struct daemon d2;
+    CU_ASSERT_FATAL(daemon_start(&d2, api_conninfo, NULL));
+    CU_ASSERT(daemon_metric_becomes(&d2, "m44d_version_listener_current", 1, 10000));
+    long heard = daemon_metric(&d2, "m44d_version_changes_heard_total");
+    struct http_resp *r = camp_post(&api_daemon, &m, ORGANIZER, "/keys/axis", "{}");
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    http_free(r);
+    /* The campaign and its grand campaign moved: at least two announcements. */
+    for (int i = 0; i < 1000 && daemon_metric(&d2, "m44d_version_changes_heard_total") < heard + 2;
+         i++)
+        tk_sleep_ms(10);
+    CU_ASSERT(daemon_metric(&d2, "m44d_version_changes_heard_total") >= heard + 2);
+    for (int k = 0; k < 2; k++) {
+        etag_of_get(real[k], etag[k], sizeof etag[k]);
+        char inm[100];
+        snprintf(inm, sizeof inm, "If-None-Match: %s", etag[k]);
+        const char *h[] = {inm, NULL};
+        long from_memory = daemon_metric(&d2, "m44d_memory_answers_total");
+        r = api(&d2, "GET", real[k], NULL, ANYONE, NULL, h);
+        CU_ASSERT_EQUAL(r->status, 304);
+        http_free(r);
+        CU_ASSERT_EQUAL(daemon_metric(&d2, "m44d_memory_answers_total"), from_memory + 1);
+        r = api(&d2, "GET", wrong[k], NULL, ANYONE, NULL, h);
+        CU_ASSERT_EQUAL(r->status, 404);
+        http_free(r);
+    }
+    daemon_stop(&d2, SIGTERM, 10);
 }
 
 static void test_keys_and_versions(void)
