@@ -170,6 +170,20 @@ static json_t *ledger_json(struct db *db, const struct campaign *c)
     return a;
 }
 
+json_t *key_tags_json(const uint8_t hash[3][32])
+{
+    static const uint8_t label[crypto_generichash_KEYBYTES] = "m44d key tag";
+    json_t *t = json_object();
+    for (int k = 0; k < 3; k++) {
+        uint8_t tag[crypto_generichash_BYTES_MIN];
+        crypto_generichash(tag, sizeof tag, hash[k], 32, label, sizeof label);
+        char hex[9];
+        sodium_bin2hex(hex, sizeof hex, tag, 4);
+        json_object_set_new(t, role_name((enum role)k), json_string(hex));
+    }
+    return t;
+}
+
 json_t *view_campaign(struct db *db, struct campaign *c)
 {
     struct standing st;
@@ -252,6 +266,7 @@ json_t *view_campaign(struct db *db, struct campaign *c)
                          why_not[0] ? json_string(why_not) : json_null());
     }
     json_object_set_new(j, "undo", undo);
+    json_object_set_new(j, "key_tags", key_tags_json(c->key_hash));
     if (c->finished) {
         /* The seed of the last epoch; every epoch's is under "seeds". */
         const struct seed *s = cur_seed && cur_seed->known ? cur_seed : NULL;

@@ -29,6 +29,12 @@ json_t *view_export(struct db *db, struct campaign *c);
 /* The time now, UTC, as exports write it. */
 void view_now(char out[40]);
 
+/* {"organizer", "allies", "axis"}: for each role a short tag of its key's hash (`hash`: allies,
+ * axis, organizer), which changes whenever the role's key is replaced and tells nothing of the
+ * key. A page keeps the tag its key was last confirmed with and asks about its key again when the
+ * tag changes. */
+json_t *key_tags_json(const uint8_t hash[3][32]);
+
 /* {"allies": n, "axis": n} */
 json_t *pair_json(const int v[SIDE_COUNT]);
 /* The text, or null for NULL or ""; a side's name, or null for -1; a battle's result or null. */

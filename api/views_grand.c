@@ -81,7 +81,7 @@ json_t *view_grand(struct db *db, const struct grand *g, struct cerr *e)
                                                 g->gr->grades[i].points));
     return json_pack(
         "{s:s, s:s, s:s, s:s, s:b, s:s, s:{s:s, s:s}, s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o, "
-        "s:o, s:o, s:o, s:o, s:o, s:s}",
+        "s:o, s:o, s:o, s:o, s:o, s:s, s:o}",
         "id", g->id, "name", g->name, "grand_ruleset", g->ruleset_id, "grand_ruleset_name",
         g->gr ? g->gr->name : "a grand campaign this server no longer has", "what_if", g->what_if,
         "dice", dice_mode_name(g->dice), "players", "allies", g->players[SIDE_ALLIES], "axis",
@@ -90,5 +90,6 @@ json_t *view_grand(struct db *db, const struct grand *g, struct cerr *e)
         pair_json(total.points), "battles_won", pair_json(total.battles_won), "medals",
         pair_json(total.medals), "current", str_or_null(current), "next", next, "leader",
         side_or_null(over ? -1 : total.winner), "winner", side_or_null(over ? total.winner : -1),
-        "waiting_for", waiting, "grades", grades, "reading", g->gr ? g->gr->reading : "");
+        "waiting_for", waiting, "grades", grades, "reading", g->gr ? g->gr->reading : "",
+        "key_tags", key_tags_json(g->key_hash));
 }

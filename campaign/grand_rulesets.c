@@ -13,7 +13,10 @@ static int nloaded;
 
 bool is_grand_ruleset_doc(json_t *doc)
 {
-    return json_is_object(doc) && json_object_get(doc, "campaigns") != NULL;
+    /* Without an id it is no ruleset of either kind (another file left in --rulesets-dir, such
+     * as a book's data): the ruleset loader says so. */
+    return json_is_object(doc) && json_object_get(doc, "campaigns") != NULL &&
+           json_object_get(doc, "id") != NULL;
 }
 
 static int load_grades(struct ctx *c, json_t *doc, struct grand_ruleset *g)

@@ -92,7 +92,15 @@ static int add_raw(struct raw *raws, int *n, const char *file, const char *text,
         return 0;
     }
     const char *id = json_string_value(json_object_get(doc, "id"));
-    if (!json_is_object(doc) || !id || !rj_valid_id(id, RS_ID_MAX)) {
+    if (!json_is_object(doc) || !json_object_get(doc, "id")) {
+        snprintf(err, errlen,
+                 "%s: not a ruleset (it has no \"id\"): this directory holds only rulesets and "
+                 "grand rulesets; move other files elsewhere",
+                 file);
+        json_decref(doc);
+        return -1;
+    }
+    if (!id || !rj_valid_id(id, RS_ID_MAX)) {
         snprintf(err, errlen,
                  "%s: $.id: a ruleset is an object with an \"id\" of lowercase "
                  "letters, digits and '-'",

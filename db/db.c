@@ -12,6 +12,9 @@
 
 #define DB_MAX_STATEMENTS 256
 #define DB_TX_ATTEMPTS    6
+/* Runs again because what a transaction started from had moved on, beyond DB_TX_ATTEMPTS: each
+ * is a real change (a grand campaign's campaign added, at most one per campaign of its list). */
+#define DB_MOVED_ON_AGAIN 16
 #define DB_QUEUE_MAX      32 /* statements held back at most; then they are sent */
 
 /* A statement held back to go to the server with the next round trip (see db_defer). */
@@ -744,10 +747,14 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
 
 enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx)
 {
+    int moved_again = 0;
     for (int n = 0; n < DB_TX_ATTEMPTS; n++) {
-        if (n > 0 && !moved_on(db)) {
+        if (n > 0 && moved_on(db) && moved_again < DB_MOVED_ON_AGAIN) {
+            moved_again++;
+            n--; /* not one of the attempts: see DB_MOVED_ON_AGAIN */
+        } else if (n > 0 && !moved_on(db)) {
             /* Short, growing pause so contenders do not collide again at once. (What had moved
-             * on is loaded again at once: nobody is contending.) */
+             * on is loaded again at once: it was a change, not a collision.) */
             struct timespec ts = {0, (long)(1000000L * (1L << n) + rand() % 1000000)};
             nanosleep(&ts, NULL);
         }

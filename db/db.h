@@ -87,8 +87,11 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
  */
 void db_prefetch(struct db *db, struct db_statement *st, const char *const *params);
 
-/* The SQLSTATE of m44_campaign_at (migration 0009): what the transaction started from had moved
- * on. db_transaction runs it again at once; it is not counted or logged as a failure. */
+/* The SQLSTATE of m44_campaign_at (migration 0009) and m44_lock_members (0012): what the
+ * transaction started from had moved on (a campaign held in memory was written elsewhere; a
+ * campaign was added to a grand campaign while its campaigns were being locked). db_transaction
+ * runs it again at once, on a budget of its own (each one means something really changed); it is
+ * not counted or logged as a failure. */
 #define DB_SQLSTATE_MOVED_ON "40M44"
 
 /* Inside db_transaction: sends what was held back (db_defer) now, and waits for it. false: it

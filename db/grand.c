@@ -26,27 +26,22 @@ long db_grand_insert(struct db *db, const char *const p[11])
                         "WHERE c.grand_campaign_id = g.id), '[]')"
 static struct db_statement st_get = {
     "grand_get", "SELECT " GRAND_COLUMNS " FROM grand_campaigns g WHERE g.id = $1::uuid", 1, 0};
-/* The row lock alone: the read comes after it, in a statement of its own, so that it sees what
- * a write it waited for committed (a campaign another POST .../next added meanwhile). */
-static struct db_statement st_lock = {
-    "grand_lock",
-    "SELECT count(*) FROM (SELECT 1 FROM grand_campaigns WHERE id = $1::uuid FOR UPDATE) g", 1, 0};
-/* Its campaigns first, in the order of their ids: a write to one of them locks the campaign, then
- * the grand campaign (its version), so a grand campaign's writes take the same order and never
- * deadlock with them. A write through one campaign that writes to all of them (a new key) locks
- * them all first in the same order (db_grand_lock_members_of). */
-static struct db_statement st_lock_members = {
-    "grand_lock_members",
-    "SELECT count(*) FROM (SELECT 1 FROM campaigns WHERE grand_campaign_id = $1::uuid ORDER BY id "
-    "FOR UPDATE) m",
-    1, 0};
+/* Its campaigns first, in the order of their ids, then its row (m44_lock_members, migration
+ * 0012): a write to one of them locks the campaign, then the grand campaign (its version), so a
+ * grand campaign's writes take the same order and never deadlock with them. A write through one
+ * campaign that writes to all of them (a new key) locks them all first in the same order
+ * (db_grand_lock_members_of). A campaign added while the locks were awaited starts the
+ * transaction again. The read comes after, in a statement of its own, so that it sees what a
+ * write it waited for committed. */
+static struct db_statement st_lock = {"grand_lock", "SELECT m44_lock_members($1::uuid, true)", 1,
+                                      0};
 
-/* The campaigns of the grand campaign of campaign $1 (none if it has none), as st_lock_members
- * locks them. Which grand campaign a campaign is part of never changes after its creation. */
+/* The campaigns of the grand campaign of campaign $1 (none if it has none), as st_lock locks
+ * them. Which grand campaign a campaign is part of never changes after its creation. */
 static struct db_statement st_lock_members_of = {
     "grand_lock_members_of",
-    "SELECT count(*) FROM (SELECT 1 FROM campaigns WHERE grand_campaign_id = (SELECT "
-    "grand_campaign_id FROM campaigns WHERE id = $1::uuid) ORDER BY id FOR UPDATE) m",
+    "SELECT m44_lock_members((SELECT grand_campaign_id FROM campaigns WHERE id = $1::uuid), "
+    "false)",
     1, 0};
 
 bool db_grand_lock_members_of(struct db *db, const char *campaign_id)
@@ -62,8 +57,8 @@ bool db_grand_lock_members_of(struct db *db, const char *campaign_id)
 PGresult *db_grand_get(struct db *db, const char *id, bool lock)
 {
     const char *p[] = {id};
-    for (int i = 0; lock && i < 2; i++) {
-        PGresult *m = db_exec(db, i == 0 ? &st_lock_members : &st_lock, p);
+    if (lock) {
+        PGresult *m = db_exec(db, &st_lock, p);
         if (!m)
             return NULL;
         PQclear(m);

@@ -157,6 +157,13 @@ export async function openingRole(path, id, key) {
   return { role: k.role || null, keyError: k.refused ? problemWords(k.refused) : null, keyUnsure: false };
 }
 
+// The tag of `role`'s key in a standing (its key_tags), or null. It changes whenever the role is
+// given a new key: a page keeps the tag its key was last confirmed with (st.keyTag) and, when a
+// standing shows another, asks about its key again (keyTagMoved), so a link replaced on another
+// device stops offering actions here at the next change, not at the next tap.
+export const keyTagOf = (doc, role) => (doc && role && doc.key_tags && doc.key_tags[role]) || null;
+export const keyTagMoved = (st, doc) => Boolean(st.role && st.keyTag && keyTagOf(doc, st.role) !== st.keyTag);
+
 // The version an ETag names ("7" -> 7), or 0.
 export const versionOf = (etag) => Number(String(etag || '').replace(/[^0-9]/g, '')) || 0;
 

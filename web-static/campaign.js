@@ -3,7 +3,7 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, keyRole, openingRole, queued, versionOf, watch } from './api.js';
+import { api, flushQueue, keyRole, keyTagMoved, keyTagOf, openingRole, queued, versionOf, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
@@ -52,9 +52,11 @@ export async function showCampaign(main, id) {
     update(st);
   };
   // Only a refusal says the key does not work; when the server cannot be asked just now, the
-  // page goes on as the role this device knows the key for, and asks again (checkKey).
-  Object.assign(st, await openingRole(`/campaigns/${id}`, id, st.key));
+  // page goes on as the role this device knows the key for, and asks again (checkKey). The
+  // standing is read first: the key's tag in it is then no newer than the answer about the key.
   const first = await api('GET', `/campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
+  Object.assign(st, await openingRole(`/campaigns/${id}`, id, st.key));
+  st.keyTag = st.role && !st.keyUnsure ? keyTagOf(first.data, st.role) : null;
   try { st.rs = (await api('GET', `/rulesets/${first.data.ruleset}`)).data; } catch { st.rs = null; }
   const details = await loadDetails(st, first.data);
   st.c = first.data;
@@ -76,22 +78,26 @@ export async function showCampaign(main, id) {
   }, 5000);
 }
 
-// Asks the server about the page's key again: after a wake-up, coming back online, a Refresh, and
-// every 5 s while it could not be asked. A refusal makes the page read-only; a role other than
-// the one the page went on with reloads it (the parts a role sees differ).
+// Asks the server about the page's key again: after a wake-up, coming back online, a Refresh, a
+// standing whose tag of the page's key changed (keyTagMoved), and every 5 s while it could not be
+// asked. A refusal makes the page read-only; a role other than the one the page went on with
+// reloads it (the parts a role sees differ).
 async function checkKey(st) {
-  if (!st.key || st.keyError || st.keyChecking) return;
+  if (!st.key || st.keyError || st.keyChecking || st.keyMoving) return;
   const key = st.key;
+  const tag = keyTagOf(st.c, st.role); // of the standing shown before the answer
   st.keyChecking = true;
   const k = await keyRole(`/campaigns/${st.id}`, key).finally(() => { st.keyChecking = false; });
-  if (k.unsure || key !== st.key) return;
+  if (k.unsure || key !== st.key || st.keyMoving) return;
   if (k.refused) { st.keyRefused(k.refused, key); return; }
   remember(st.id, st.c.name, k.role, st.key);
   if (k.role !== st.role) { window.location.reload(); return; }
+  st.keyTag = tag;
   if (st.keyUnsure) {
     st.keyUnsure = false;
     fill(st.sections.header, header(st));
   }
+  if (keyTagMoved(st, st.c)) checkKey(st); // a new key given while this one was asked about
 }
 
 // The battle and the rolls that go with a standing `c`.
@@ -117,6 +123,7 @@ function commit(st, r, details, again = false) {
   }
   if (st.done && r.data.version > st.doneVersion) st.done = ''; // something done since
   st.c = r.data;
+  if (keyTagMoved(st, r.data)) checkKey(st);
   st.battle = details.battle;
   st.rolls = details.rolls;
   st.etag = r.etag; // only now: every part of the page is as new as this version
@@ -437,6 +444,9 @@ function links(st) {
 function reissue(st, role, label) {
   return reissueControl(role, label, async () => {
     const key = st.key;
+    // While the new link is being made, this page's key is not asked about: an answer about the
+    // organizer's old key could come before the new one (then it is asked about after).
+    st.keyMoving = true;
     try {
       const { data, etag } = await api('POST', `/campaigns/${st.id}/keys/${role}`, { key, body: {} });
       remember(st.id, st.c.name, role, data.key);
@@ -454,6 +464,9 @@ function reissue(st, role, label) {
     } catch (e) {
       afterRefusal(st, e, key);
       throw e;
+    } finally {
+      st.keyMoving = false;
+      if (keyTagMoved(st, st.c)) checkKey(st);
     }
   });
 }

@@ -2,7 +2,7 @@
 // points, the one being played linked, the standing over all of it, a timeline of every
 // battle, a points chart, the links to share and (for the organizer) the group's chat. It stays
 // current by long polling the grand campaign's ETag, which moves with every campaign of it.
-import { api, keyRole, openingRole, watch } from './api.js';
+import { api, keyRole, keyTagMoved, keyTagOf, openingRole, watch } from './api.js';
 import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
@@ -21,8 +21,9 @@ const SECTIONS = [
 export async function showGrand(main, id) {
   const params = new URLSearchParams(window.location.hash.slice(1));
   const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: false, g: null, etag: null, main, sections: {}, done: '', doneVersion: 0 };
-  Object.assign(st, await openingRole(`/grand-campaigns/${id}`, id, st.key)); // as a campaign's page
   const first = await api('GET', `/grand-campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
+  Object.assign(st, await openingRole(`/grand-campaigns/${id}`, id, st.key)); // as a campaign's page
+  st.keyTag = st.role && !st.keyUnsure ? keyTagOf(first.data, st.role) : null;
   st.g = first.data;
   st.etag = first.etag;
   if (st.role) remember(id, st.g.name, st.role, st.key, true);
@@ -37,10 +38,12 @@ export async function showGrand(main, id) {
 
 // Asks the server about the page's key again (see the campaign's page).
 async function checkKey(st) {
-  if (!st.key || st.keyError || st.keyChecking) return;
+  if (!st.key || st.keyError || st.keyChecking || st.keyMoving) return;
+  const key = st.key;
+  const tag = keyTagOf(st.g, st.role);
   st.keyChecking = true;
-  const k = await keyRole(`/grand-campaigns/${st.id}`, st.key).finally(() => { st.keyChecking = false; });
-  if (k.unsure) return;
+  const k = await keyRole(`/grand-campaigns/${st.id}`, key).finally(() => { st.keyChecking = false; });
+  if (k.unsure || key !== st.key || st.keyMoving) return;
   if (k.refused) {
     forgetKey(st.id, st.key);
     st.role = null;
@@ -52,16 +55,19 @@ async function checkKey(st) {
   }
   remember(st.id, st.g.name, k.role, st.key, true);
   if (k.role !== st.role) { window.location.reload(); return; }
+  st.keyTag = tag;
   if (st.keyUnsure) {
     st.keyUnsure = false;
     update(st);
   }
+  if (keyTagMoved(st, st.g)) checkKey(st);
 }
 
 function take(st, r) {
   if (r.status !== 200 || (st.g && r.data.version < st.g.version)) return false;
   st.g = r.data;
   st.etag = r.etag;
+  if (keyTagMoved(st, r.data)) checkKey(st);
   if (st.done && r.data.version > st.doneVersion) st.done = ''; // something done since
   update(st);
   return true;
@@ -266,6 +272,7 @@ function links(st) {
 function reissue(st, role, label) {
   return reissueControl(role, label, async () => {
     const key = st.key;
+    st.keyMoving = true; // as on a campaign's page
     try {
       const { data } = await api('POST', `/grand-campaigns/${st.id}/keys/${role}`, { key, body: {} });
       remember(st.id, st.g.name, role, data.key, true);
@@ -277,11 +284,13 @@ function reissue(st, role, label) {
       st.done = `A new ${label} link: the old one no longer works in any campaign of this grand campaign. Share the new one below.`;
       st.doneVersion = Infinity;
       st.linksSig = null;
+      st.keyMoving = false;
       await reload(st).catch(() => {});
       st.doneVersion = st.g.version;
       update(st);
       st.sections.links.parentElement.open = true;
     } catch (e) {
+      st.keyMoving = false;
       if (e.status === 401) checkKey(st);
       throw e;
     }

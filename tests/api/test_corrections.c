@@ -212,6 +212,9 @@ static void test_every_action_undone(void)
     json_object_del(json_object_get(there, "standing"), "seed_epoch");
     json_object_del(json_object_get(here, "standing"), "seeds");
     json_object_del(json_object_get(there, "standing"), "seeds");
+    /* An import is given new keys. */
+    json_object_del(json_object_get(here, "standing"), "key_tags");
+    json_object_del(json_object_get(there, "standing"), "key_tags");
     strip_times(here);
     strip_times(there);
     same_as(here, there, "nothing: the import of a record with undos");
@@ -383,6 +386,20 @@ static void test_who_may_undo(void)
     http_free(r);
 }
 
+/* The standing's tags of the three keys (organizer, allies, axis): 8 hex digits each. */
+static void key_tags(const struct camp *c, char tags[3][16])
+{
+    struct http_resp *r = camp_get(&api_daemon, c, "");
+    const char *names[3] = {"key_tags.organizer", "key_tags.allies", "key_tags.axis"};
+    for (int k = 0; k < 3; k++) {
+        const char *t = http_str(r, names[k]);
+        snprintf(tags[k], 16, "%s", t ? t : "");
+        CU_ASSERT_EQUAL(strspn(tags[k], "0123456789abcdef"), 8);
+        CU_ASSERT_EQUAL(strlen(tags[k]), 8);
+    }
+    http_free(r);
+}
+
 /* POST .../keys/{role}: a new key, the old one refused at once, all in the log (the key not). */
 static void test_key_reissue(void)
 {
@@ -401,6 +418,14 @@ static void test_key_reissue(void)
     r = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", shorter);
     assert_problem(r, 400, "invalid-parameter"); /* an answer with a key: a long one */
     http_free(r);
+    /* The standing tags each key; three keys, three tags, the same at every read. */
+    char before[3][16], again[3][16], after[3][16];
+    key_tags(&c, before);
+    key_tags(&c, again);
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT_STRING_EQUAL(again[k], before[k]);
+    CU_ASSERT(strcmp(before[0], before[1]) != 0 && strcmp(before[1], before[2]) != 0 &&
+              strcmp(before[0], before[2]) != 0);
     r = camp_post(&api_daemon, &c, ORGANIZER, "/keys/allies", "{}");
     CU_ASSERT_EQUAL_FATAL(r->status, 200);
     CU_ASSERT_STRING_EQUAL(http_str(r, "role"), "allies");
@@ -408,6 +433,13 @@ static void test_key_reissue(void)
     snprintf(renewed.key[ALLIES], sizeof renewed.key[0], "%s", http_str(r, "key"));
     http_free(r);
     CU_ASSERT_STRING_NOT_EQUAL(renewed.key[ALLIES], c.key[ALLIES]);
+    /* Only the Allies' tag moved: a page on the Allies' old link asks about its key again, the
+     * others do not. Nor is the tag a part of the key. */
+    key_tags(&c, after);
+    CU_ASSERT_STRING_EQUAL(after[ORGANIZER], before[ORGANIZER]);
+    CU_ASSERT_STRING_NOT_EQUAL(after[ALLIES], before[ALLIES]);
+    CU_ASSERT_STRING_EQUAL(after[AXIS], before[AXIS]);
+    CU_ASSERT_PTR_NULL(strstr(renewed.key[ALLIES], after[ALLIES]));
     expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A), 201, "battle");
     r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
                   "{\"faces\":[\"flag\",\"flag\"]}");

@@ -9,11 +9,13 @@
 #include "tests/api/client.h"
 #include "tests/common/testkit.h"
 
+#include <libpq-fe.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct daemon other; /* where exports are imported */
 static char *other_db;
@@ -950,6 +952,20 @@ static void test_keys_and_versions(void)
     CU_ASSERT_EQUAL(reissued, 1);
     CU_ASSERT(created_at && reissued_at && strcmp(reissued_at, created_at) < 0);
     http_free(r);
+    /* One set of keys, so one set of key tags: the grand campaign's page and its campaign's
+     * learn of a new key alike. */
+    r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
+    struct http_resp *mr = camp_get(&api_daemon, &m, "");
+    for (int k = 0; k < 3; k++) {
+        const char *tag = k == 0   ? "key_tags.organizer"
+                          : k == 1 ? "key_tags.allies"
+                                   : "key_tags.axis";
+        CU_ASSERT_PTR_NOT_NULL(http_str(r, tag));
+        CU_ASSERT_STRING_EQUAL(http_str(r, tag) ? http_str(r, tag) : "",
+                               http_str(mr, tag) ? http_str(mr, tag) : "-");
+    }
+    http_free(mr);
+    http_free(r);
     /* The grand campaign's ETag moves with its campaigns. */
     r = grand_req(&api_daemon, "GET", &g, ANYONE, "", NULL);
     char etag[40];
@@ -1241,6 +1257,132 @@ static void test_grand_writes_wake_campaigns(void)
     write_wakes_poll(&m1, "grand-campaigns", &g, "/webhook", "{\"url\":null}");
 }
 
+/* ---- a campaign added while a grand campaign's write waits for its locks ---- */
+
+/* Runs `sql` (one or more statements) on a connection the test holds; false (printed) when it
+ * fails. */
+static bool held_exec(PGconn *pg, const char *sql)
+{
+    PGresult *r = PQexec(pg, sql);
+    ExecStatusType st = PQresultStatus(r);
+    bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!ok)
+        fprintf(stderr, "\n%s: %s\n", sql, PQerrorMessage(pg));
+    PQclear(r);
+    return ok;
+}
+
+/* Waits (up to 20 s) until `n` sessions of the test database wait for a lock, each blocked by
+ * the session `by` alone (0: by any). */
+static bool lock_waiters(long n, int by)
+{
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+             "wait_event_type = 'Lock' AND (%d = 0 OR pg_blocking_pids(pid) = ARRAY[%d])",
+             by, by);
+    for (int i = 0; i < 400; i++) {
+        if (sql_long(sql) == n)
+            return true;
+        usleep(50 * 1000);
+    }
+    fprintf(stderr, "\nnever %ld sessions waiting (blocked by %d)\n", n, by);
+    return false;
+}
+
+struct grand_shot {
+    const struct camp *g;
+    long status;
+};
+
+static void *grand_key_thread(void *arg)
+{
+    struct grand_shot *s = arg;
+    struct http_resp *r = grand_req(&api_daemon, "POST", s->g, ORGANIZER, "/keys/axis", "{}");
+    s->status = r->status;
+    http_free(r);
+    return NULL;
+}
+
+/* A new key for a grand campaign locks its campaigns, in the order of their ids, then its row.
+ * If the lock statement waited while another write added a campaign (POST .../next holds the
+ * campaigns and the row while it does), it read the campaigns as they were before: the campaign
+ * added would be locked last, after the row, out of that order, and a write on it (which locks
+ * it, then the row) would wait for the new key while the new key waits for it. The steps are
+ * made certain by sessions the test holds: Z the grand campaign's row (as a campaign's write,
+ * moving its version, holds it: a campaign may still be added), X its campaign, Y a write on
+ * the campaign X adds. Each statement of theirs gives up after 20 s. */
+static void test_campaign_added_while_locking(void)
+{
+    struct camp g, m1;
+    CU_ASSERT_FATAL(grand_create(
+        "{\"name\":\"Added meanwhile\",\"grand_ruleset\":\"island-hoppers-grand\"}", &g));
+    CU_ASSERT_FATAL(start_next(&g, 1, "Guadalcanal", &m1));
+    /* Before the first campaign in the order of ids. */
+    const char *added = "00000000-0000-4000-8000-000000000000";
+    CU_ASSERT_FATAL(strcmp(added, m1.id) < 0);
+    PGconn *z = PQconnectdb(api_conninfo), *x = PQconnectdb(api_conninfo),
+           *y = PQconnectdb(api_conninfo);
+    CU_ASSERT_FATAL(PQstatus(z) == CONNECTION_OK && PQstatus(x) == CONNECTION_OK &&
+                    PQstatus(y) == CONNECTION_OK);
+    for (PGconn **c = (PGconn *[]){z, x, y, NULL}; *c; c++)
+        CU_ASSERT_FATAL(held_exec(*c, "SET statement_timeout = '20s'"));
+    long errors = daemon_metric(&api_daemon, "m44d_db_errors_total");
+    char sql[1200];
+    snprintf(sql, sizeof sql,
+             "BEGIN; SELECT 1 FROM grand_campaigns WHERE id = '%s' FOR NO KEY UPDATE", g.id);
+    CU_ASSERT_FATAL(held_exec(z, sql));
+    snprintf(sql, sizeof sql, "BEGIN; SELECT 1 FROM campaigns WHERE id = '%s' FOR UPDATE", m1.id);
+    CU_ASSERT_FATAL(held_exec(x, sql));
+    /* The new key waits for the campaign X holds, having read the grand campaign's campaigns. */
+    struct grand_shot shot = {&g, 0};
+    pthread_t t;
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, grand_key_thread, &shot) == 0);
+    CU_ASSERT(lock_waiters(1, PQbackendPID(x)));
+    /* X adds a second campaign, a copy of the first at place 2, and commits: the new key then
+     * waits for the row Z holds. */
+    snprintf(sql, sizeof sql,
+             "DO $$ DECLARE cols text; BEGIN "
+             "SELECT string_agg(quote_ident(attname), ', ') INTO cols FROM pg_attribute WHERE "
+             "attrelid = 'campaigns'::regclass AND attnum > 0 AND NOT attisdropped AND "
+             "attname NOT IN ('id', 'seq', 'grand_index'); "
+             "EXECUTE format('INSERT INTO campaigns (id, grand_index, %%s) SELECT %%L::uuid, 2, "
+             "%%s FROM campaigns WHERE id = %%L::uuid', cols, '%s', cols, '%s'); END $$; COMMIT",
+             added, m1.id);
+    CU_ASSERT(held_exec(x, sql));
+    CU_ASSERT(lock_waiters(1, PQbackendPID(z)));
+    /* Y writes on the added campaign as a campaign's write does: the campaign, then the grand
+     * campaign's row. It must wait for the new key (which holds every campaign), never hold
+     * what the new key will want. */
+    snprintf(sql, sizeof sql,
+             "BEGIN; SELECT 1 FROM campaigns WHERE id = '%s' FOR UPDATE; "
+             "SELECT 1 FROM grand_campaigns WHERE id = '%s' FOR NO KEY UPDATE",
+             added, g.id);
+    CU_ASSERT(PQsendQuery(y, sql) == 1);
+    CU_ASSERT(lock_waiters(2, 0));
+    CU_ASSERT(held_exec(z, "COMMIT"));
+    bool y_ok = true;
+    for (PGresult *r; (r = PQgetResult(y)) != NULL; PQclear(r))
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+            fprintf(stderr, "\nthe write on the added campaign: %s\n", PQresultErrorMessage(r));
+            y_ok = false;
+        }
+    CU_ASSERT(y_ok);
+    CU_ASSERT(held_exec(y, y_ok ? "COMMIT" : "ROLLBACK"));
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL(shot.status, 200);
+    /* Nobody waited for the other: no statement failed (a deadlock fails one, after a second). */
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, "m44d_db_errors_total"), errors);
+    snprintf(sql, sizeof sql,
+             "BEGIN; DELETE FROM event_log WHERE campaign_id = '%s'; DELETE FROM outbox WHERE "
+             "campaign_id = '%s'; DELETE FROM campaigns WHERE id = '%s'; COMMIT",
+             added, added, added);
+    CU_ASSERT(held_exec(x, sql));
+    PQfinish(x);
+    PQfinish(y);
+    PQfinish(z);
+}
+
 void register_grand_tests(void)
 {
     CU_pSuite s = CU_add_suite("grand campaigns", suite_init, suite_clean);
@@ -1254,4 +1396,6 @@ void register_grand_tests(void)
                 test_key_through_one_campaign);
     CU_add_test(s, "a new key or chat link of a grand campaign wakes its campaigns' long polls",
                 test_grand_writes_wake_campaigns);
+    CU_add_test(s, "a campaign added while a new key waits for its locks: no deadlock",
+                test_campaign_added_while_locking);
 }

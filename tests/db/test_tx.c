@@ -95,6 +95,22 @@ static void test_retries_are_bounded(void)
     CU_ASSERT_EQUAL(count_rows(), before);
 }
 
+/* What a transaction started from moved on (40M44: a campaign added to a grand campaign while
+ * its campaigns were locked, once per campaign of the list, which may hold 12): run again past
+ * the attempts a collision gets, and then bounded too. */
+static void test_moved_on_runs_again(void)
+{
+    long before = count_rows();
+    struct raise_ctx c = {0, 12, "40M44", DB_TX_OK};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_OK);
+    CU_ASSERT_EQUAL(c.calls, 13);
+    CU_ASSERT_EQUAL(count_rows(), before + 1);
+    struct raise_ctx forever = {0, 1000, "40M44", DB_TX_OK};
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &forever), DB_FAILED);
+    CU_ASSERT(forever.calls > 13 && forever.calls <= 40);
+    CU_ASSERT_EQUAL(count_rows(), before + 1);
+}
+
 static void test_other_errors_not_retried(void)
 {
     long before = count_rows();
@@ -326,6 +342,8 @@ void register_tx_tests(void)
     CU_add_test(s, "serialization failures are retried", test_retries_serialization_failures);
     CU_add_test(s, "deadlocks are retried", test_retries_deadlocks);
     CU_add_test(s, "retries are bounded", test_retries_are_bounded);
+    CU_add_test(s, "what moved on is run again, past the attempts of a collision, and bounded",
+                test_moved_on_runs_again);
     CU_add_test(s, "other errors are not retried", test_other_errors_not_retried);
     CU_add_test(s, "abort writes nothing", test_abort_writes_nothing);
     CU_add_test(s, "held-back writes go with COMMIT", test_held_back_writes_commit);

@@ -782,17 +782,23 @@ try {
   check(!(await text(fAllies2, '#waiting')).includes('Your turn'), 'the second phone converges: no choice left to make');
 
   // A new Allies link: the old one is refused at once, the new one works, and its QR code reads.
+  // Only a page whose own key's tag moved asks about its key again.
+  const roleAsks = { org: 0, allies2: 0 };
+  const countRoleAsks = (who) => (req) => { if (new URL(req.url()).pathname === `/api/v1/campaigns/${fx.id}/role`) roleAsks[who]++; };
+  fOrg.on('request', countRoleAsks('org'));
+  fAllies2.on('request', countRoleAsks('allies2'));
   await fOrg.click('#reissue-allies');
   await fOrg.click('#confirm-reissue-allies');
   await fOrg.waitForFunction((old) => document.querySelector('#link-allies') && !document.querySelector('#link-allies').value.endsWith(old), fx.allies_key, { timeout: 5000 });
   const newLink = await fOrg.inputValue('#link-allies');
   const oldRefused = await fetch(`${BASE}/api/v1/campaigns/${fx.id}/battles/2/reserve-roll`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.allies_key}` }, body: '{}' });
   check(oldRefused.status === 401, 'the old Allies link is refused at once');
-  // A page still open on the old link learns it on its next refresh, and offers nothing more.
-  await fAllies2.click('#refresh');
-  await fAllies2.waitForSelector('#key-error', { timeout: 5000 });
-  check((await text(fAllies2, '#key-error')).includes('replaced') && await fAllies2.locator('#actions button').count() === 0,
-    'a page on the old link says it was replaced, and acts no more');
+  // A page still open on the old link learns it live, without a tap, and offers nothing more.
+  const learned = await fAllies2.waitForSelector('#key-error', { timeout: 5000 }).then(() => true, () => false);
+  check(learned && (await text(fAllies2, '#key-error')).includes('replaced') && await fAllies2.locator('#actions button').count() === 0,
+    'a page on the old link learns it was replaced without a tap, says so, and acts no more');
+  check(roleAsks.allies2 === 1 && roleAsks.org === 0,
+    `only the page whose key was replaced asks about its key again (${roleAsks.allies2} on the old link's page, ${roleAsks.org} on the organizer's)`);
   check((await fOrg.inputValue('#link-reader')) === `${BASE}/c/${fx.id}` && await fAllies2.inputValue('#link-reader') === `${BASE}/c/${fx.id}`,
     'every page offers a read-only link to share, without a key');
   await fOrg.click('#show-qr-allies');
@@ -1067,6 +1073,9 @@ try {
   // Replaced from the grand campaign's page itself: refused everywhere at once, the new one works
   // in the campaign being played.
   const oldAxis = gLinks.axis.split('#key=')[1];
+  const gAxisOld = await newPage(phone, 'grand-axis-old');
+  await gAxisOld.goto(gLinks.axis);
+  await gAxisOld.waitForSelector('#role');
   await gOrg.click('#reissue-axis');
   await gOrg.click('#confirm-reissue-axis');
   await gOrg.waitForFunction((old) => ((el) => el && !el.value.endsWith(old))(document.querySelector('#link-axis')), oldAxis, { timeout: 5000 });
@@ -1074,6 +1083,9 @@ try {
   check(await roleOf(`/grand-campaigns/${gid}`, oldAxis) === 401 && await roleOf(`/campaigns/${marshall}`, oldAxis) === 401 &&
     await roleOf(`/campaigns/${marshall}`, axisKey) === 'axis' && (await text(gOrg, '#done')).includes('no longer works in any campaign'),
   'a link replaced from the grand campaign\'s page: the old one refused in its campaigns, the new one works, and the page says so');
+  const gLearned = await gAxisOld.waitForSelector('#key-error', { timeout: 5000 }).then(() => true, () => false);
+  check(gLearned && (await text(gAxisOld, '#key-error')).includes('replaced') && (await text(gAxisOld, '#role')).includes('no key'),
+    'the grand campaign\'s page open on the old link learns it was replaced without a tap');
   // Another link pasted into the same tab (only the part after # changes): the page is the new
   // link's, never left acting with the key it was opened with.
   await gOrg.evaluate((k) => { window.location.hash = `key=${k}`; }, axisKey);

@@ -294,7 +294,13 @@ static const struct dir_case dir_cases[] = {
     {{{"a.json", "{\"id\":\"same\",\"name\":\"A\",\"description\":\"d\"}"},
       {"b.json", "{\"id\":\"same\",\"name\":\"B\",\"description\":\"d\"}"}},
      "b.json: $.id: \"same\" is also the id of another file here"},
-    {{{"a.json", "{\"name\":\"A\"}"}}, "a.json: $.id:"},
+    {{{"a.json", "{\"name\":\"A\"}"}}, "a.json: not a ruleset (it has no \"id\")"},
+    {{{"a.json", "{\"id\":7,\"name\":\"A\"}"}}, "a.json: $.id: a ruleset is an object with"},
+    /* A book's data beside the rulesets (as the shared Campaign Book 1 facts): it lists
+     * campaigns, but has no id. */
+    {{{"cb1-facts.json", "{\"source_repo\":\"x\",\"campaigns\":[{\"name\":\"Flanking "
+                         "Caen\"}]}"}},
+     "cb1-facts.json: not a ruleset (it has no \"id\")"},
     {{{"a.json", "{\"id\":\"a\",\"extends\":\"standard\",\"name\":\"A\",\"description\":\"d\","
                  "\"reserve\":{\"allies\":{\"armor\":{\"dice\":[\"armor\"],\"cost\":1,"
                  "\"grants\":[\"panther\"],\"text\":\"t\"}}}}"}},
