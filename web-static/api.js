@@ -149,20 +149,37 @@ export async function keyRole(path, key) {
 
 // The role a page (`path`, of campaign or grand campaign `id`) opens with, for the key in its
 // link: {role, keyError} (words, when the key is refused), and keyUnsure when the server could not
-// be asked just now: the page then goes on as the role this device keeps the key for.
-export async function openingRole(path, id, key) {
-  if (!key) return { role: null, keyError: null, keyUnsure: false };
+// be asked just now: the page then goes on as the role this device keeps the key for. `doc`: the
+// standing, read before (keyTag: its tag of the key confirmed, see keyTagOf).
+export async function openingRole(path, id, key, doc) {
+  if (!key) return { role: null, keyError: null, keyUnsure: false, keyTag: null };
   const k = await keyRole(path, key);
-  if (k.unsure) return { role: roleKept(id, key), keyError: null, keyUnsure: true };
-  return { role: k.role || null, keyError: k.refused ? problemWords(k.refused) : null, keyUnsure: false };
+  if (k.unsure) return { role: roleKept(id, key), keyError: null, keyUnsure: true, keyTag: null };
+  return { role: k.role || null, keyError: k.refused ? problemWords(k.refused) : null, keyUnsure: false, keyTag: keyTagOf(doc, k.role) };
 }
 
 // The tag of `role`'s key in a standing (its key_tags), or null. It changes whenever the role is
 // given a new key: a page keeps the tag its key was last confirmed with (st.keyTag) and, when a
 // standing shows another, asks about its key again (keyTagMoved), so a link replaced on another
 // device stops offering actions here at the next change, not at the next tap.
-export const keyTagOf = (doc, role) => (doc && role && doc.key_tags && doc.key_tags[role]) || null;
+const keyTagOf = (doc, role) => (doc && role && doc.key_tags && doc.key_tags[role]) || null;
 export const keyTagMoved = (st, doc) => Boolean(st.role && st.keyTag && keyTagOf(doc, st.role) !== st.keyTag);
+
+// Asks again about the key of a page showing `doc` (its standing), at `path`: {refused, key} or
+// {role, key} when the answer decides something; null when there is nothing to do now (no key,
+// refused already, asked already, a new link being made on this page, the server not answering,
+// or the page gone on with another key meanwhile). A key confirmed for the page's own role keeps
+// the tag `doc` showed before the answer (st.keyTag): a key never comes back once replaced.
+export async function askKey(st, path, doc) {
+  if (!st.key || st.keyError || st.keyChecking || st.keyMoving) return null;
+  const key = st.key;
+  const tag = keyTagOf(doc, st.role);
+  st.keyChecking = true;
+  const k = await keyRole(path, key).finally(() => { st.keyChecking = false; });
+  if (k.unsure || key !== st.key || st.keyMoving) return null;
+  if (k.role && k.role === st.role) st.keyTag = tag;
+  return { ...k, key };
+}
 
 // The version an ETag names ("7" -> 7), or 0.
 export const versionOf = (etag) => Number(String(etag || '').replace(/[^0-9]/g, '')) || 0;

@@ -3,7 +3,7 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, keyRole, keyTagMoved, keyTagOf, openingRole, queued, versionOf, watch } from './api.js';
+import { api, flushQueue, askKey, keyTagMoved, openingRole, queued, versionOf, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
@@ -55,8 +55,7 @@ export async function showCampaign(main, id) {
   // page goes on as the role this device knows the key for, and asks again (checkKey). The
   // standing is read first: the key's tag in it is then no newer than the answer about the key.
   const first = await api('GET', `/campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
-  Object.assign(st, await openingRole(`/campaigns/${id}`, id, st.key));
-  st.keyTag = st.role && !st.keyUnsure ? keyTagOf(first.data, st.role) : null;
+  Object.assign(st, await openingRole(`/campaigns/${id}`, id, st.key, first.data));
   try { st.rs = (await api('GET', `/rulesets/${first.data.ruleset}`)).data; } catch { st.rs = null; }
   const details = await loadDetails(st, first.data);
   st.c = first.data;
@@ -83,16 +82,11 @@ export async function showCampaign(main, id) {
 // asked. A refusal makes the page read-only; a role other than the one the page went on with
 // reloads it (the parts a role sees differ).
 async function checkKey(st) {
-  if (!st.key || st.keyError || st.keyChecking || st.keyMoving) return;
-  const key = st.key;
-  const tag = keyTagOf(st.c, st.role); // of the standing shown before the answer
-  st.keyChecking = true;
-  const k = await keyRole(`/campaigns/${st.id}`, key).finally(() => { st.keyChecking = false; });
-  if (k.unsure || key !== st.key || st.keyMoving) return;
-  if (k.refused) { st.keyRefused(k.refused, key); return; }
+  const k = await askKey(st, `/campaigns/${st.id}`, st.c);
+  if (!k) return;
+  if (k.refused) { st.keyRefused(k.refused, k.key); return; }
   remember(st.id, st.c.name, k.role, st.key);
   if (k.role !== st.role) { window.location.reload(); return; }
-  st.keyTag = tag;
   if (st.keyUnsure) {
     st.keyUnsure = false;
     fill(st.sections.header, header(st));

@@ -2,7 +2,7 @@
 // points, the one being played linked, the standing over all of it, a timeline of every
 // battle, a points chart, the links to share and (for the organizer) the group's chat. It stays
 // current by long polling the grand campaign's ETag, which moves with every campaign of it.
-import { api, keyRole, keyTagMoved, keyTagOf, openingRole, watch } from './api.js';
+import { api, askKey, keyTagMoved, openingRole, watch } from './api.js';
 import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
@@ -22,8 +22,7 @@ export async function showGrand(main, id) {
   const params = new URLSearchParams(window.location.hash.slice(1));
   const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: false, g: null, etag: null, main, sections: {}, done: '', doneVersion: 0 };
   const first = await api('GET', `/grand-campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
-  Object.assign(st, await openingRole(`/grand-campaigns/${id}`, id, st.key)); // as a campaign's page
-  st.keyTag = st.role && !st.keyUnsure ? keyTagOf(first.data, st.role) : null;
+  Object.assign(st, await openingRole(`/grand-campaigns/${id}`, id, st.key, first.data)); // as a campaign's page
   st.g = first.data;
   st.etag = first.etag;
   if (st.role) remember(id, st.g.name, st.role, st.key, true);
@@ -38,12 +37,8 @@ export async function showGrand(main, id) {
 
 // Asks the server about the page's key again (see the campaign's page).
 async function checkKey(st) {
-  if (!st.key || st.keyError || st.keyChecking || st.keyMoving) return;
-  const key = st.key;
-  const tag = keyTagOf(st.g, st.role);
-  st.keyChecking = true;
-  const k = await keyRole(`/grand-campaigns/${st.id}`, key).finally(() => { st.keyChecking = false; });
-  if (k.unsure || key !== st.key || st.keyMoving) return;
+  const k = await askKey(st, `/grand-campaigns/${st.id}`, st.g);
+  if (!k) return;
   if (k.refused) {
     forgetKey(st.id, st.key);
     st.role = null;
@@ -55,7 +50,6 @@ async function checkKey(st) {
   }
   remember(st.id, st.g.name, k.role, st.key, true);
   if (k.role !== st.role) { window.location.reload(); return; }
-  st.keyTag = tag;
   if (st.keyUnsure) {
     st.keyUnsure = false;
     update(st);

@@ -1086,6 +1086,16 @@ try {
   const gLearned = await gAxisOld.waitForSelector('#key-error', { timeout: 5000 }).then(() => true, () => false);
   check(gLearned && (await text(gAxisOld, '#key-error')).includes('replaced') && (await text(gAxisOld, '#role')).includes('no key'),
     'the grand campaign\'s page open on the old link learns it was replaced without a tap');
+  // The organizer's own new link: the page goes on with it and asks about it once, then no more.
+  let orgAsks = 0;
+  gOrg.on('request', (req) => { if (new URL(req.url()).pathname === `/api/v1/grand-campaigns/${gid}/role`) orgAsks++; });
+  const oldOrg = gLinks.organizer.split('#key=')[1];
+  await gOrg.click('#reissue-organizer');
+  await gOrg.click('#confirm-reissue-organizer');
+  await gOrg.waitForFunction((old) => ((el) => el && !el.value.endsWith(old))(document.querySelector('#link-organizer')), oldOrg, { timeout: 5000 });
+  await new Promise((r) => setTimeout(r, 1500));
+  check(orgAsks === 1 && (await text(gOrg, '#role')).includes('Organizer') && await gOrg.locator('#key-error').count() === 0,
+    `the organizer's own new link: the page goes on with it, asking about it once (${orgAsks})`);
   // Another link pasted into the same tab (only the part after # changes): the page is the new
   // link's, never left acting with the key it was opened with.
   await gOrg.evaluate((k) => { window.location.hash = `key=${k}`; }, axisKey);
