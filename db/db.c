@@ -46,6 +46,7 @@ static struct db *registry;
 static _Thread_local struct db *thread_db, *thread_standby;
 static atomic_int next_slot = 1;
 static atomic_uint_fast64_t stat_errors, stat_reconnects;
+static atomic_uint_fast64_t stat_reruns[DB_RERUNS];
 
 void db_init(const char *conninfo)
 {
@@ -638,6 +639,16 @@ static bool retryable(const struct db *db)
     return strcmp(db->sqlstate, "40001") == 0 || strcmp(db->sqlstate, "40P01") == 0 || moved_on(db);
 }
 
+/* Counts a transaction about to run again, by why its last attempt failed. */
+static void note_rerun(const struct db *db)
+{
+    enum db_rerun cause = moved_on(db)                         ? DB_RERUN_MOVED_ON
+                          : strcmp(db->sqlstate, "40001") == 0 ? DB_RERUN_SERIALIZATION
+                          : strcmp(db->sqlstate, "40P01") == 0 ? DB_RERUN_DEADLOCK
+                                                               : DB_RERUN_LOST;
+    atomic_fetch_add(&stat_reruns[cause], 1);
+}
+
 bool db_sqlstate_refuses_writes(const char *sqlstate)
 {
     return strcmp(sqlstate, "25006") == 0 || strncmp(sqlstate, "53", 2) == 0;
@@ -749,6 +760,8 @@ enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx)
 {
     int moved_again = 0;
     for (int n = 0; n < DB_TX_ATTEMPTS; n++) {
+        if (n > 0)
+            note_rerun(db);
         if (n > 0 && moved_on(db) && moved_again < DB_MOVED_ON_AGAIN) {
             moved_again++;
             n--; /* not one of the attempts: see DB_MOVED_ON_AGAIN */
@@ -774,6 +787,18 @@ uint64_t db_stat_errors(void)
 uint64_t db_stat_reconnects(void)
 {
     return atomic_load(&stat_reconnects);
+}
+
+const char *db_rerun_name(enum db_rerun cause)
+{
+    static const char *const names[DB_RERUNS] = {"moved_on", "serialization", "deadlock",
+                                                 "connection_lost"};
+    return names[cause];
+}
+
+uint64_t db_stat_reruns(enum db_rerun cause)
+{
+    return atomic_load(&stat_reruns[cause]);
 }
 
 long long db_ll(const PGresult *r, int row, int col)

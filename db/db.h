@@ -151,6 +151,17 @@ enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx);
 uint64_t db_stat_errors(void);
 uint64_t db_stat_reconnects(void);
 
+/* Why db_transaction ran a transaction again. */
+enum db_rerun {
+    DB_RERUN_MOVED_ON,      /* what it started from moved on (DB_SQLSTATE_MOVED_ON) */
+    DB_RERUN_SERIALIZATION, /* a serialization failure (40001) */
+    DB_RERUN_DEADLOCK,      /* chosen to break a deadlock (40P01) */
+    DB_RERUN_LOST,          /* the connection was lost before COMMIT was sent */
+    DB_RERUNS
+};
+const char *db_rerun_name(enum db_rerun cause);
+uint64_t db_stat_reruns(enum db_rerun cause);
+
 /* Helpers for reading results. */
 static inline const char *db_val(const PGresult *r, int row, int col)
 {

@@ -311,6 +311,7 @@ static void test_two_daemons(void)
 /* ---- campaigns kept in memory ---- */
 
 #define STATE_FOUND(how) "m44d_state_writes_total{found=\"" how "\"}"
+#define MOVED_ON_AGAIN   "m44d_db_transactions_run_again_total{cause=\"moved_on\"}"
 
 /*
  * A daemon keeps the campaign as its last write left it (campaign/state_cache.h). Another
@@ -336,6 +337,7 @@ static void test_state_moved_on(void)
     http_free(r);
     long stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
     long hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
+    long again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
     const char *choice = "{\"options\":[{\"id\":\"infantry@0\"}]}";
     r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice", choice);
     CU_ASSERT_EQUAL(r->status, 200);
@@ -343,6 +345,8 @@ static void test_state_moved_on(void)
     http_free(r);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits);
+    /* Found out by the version check in the transaction, which then ran again. */
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
     /* Kept again, now current: the next write starts from it. */
     r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice", choice);
     CU_ASSERT_EQUAL(r->status, 200);

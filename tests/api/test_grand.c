@@ -1290,6 +1290,8 @@ static bool lock_waiters(long n, int by)
     return false;
 }
 
+#define RUN_AGAIN(cause) "m44d_db_transactions_run_again_total{cause=\"" cause "\"}"
+
 struct grand_shot {
     const struct camp *g;
     long status;
@@ -1328,6 +1330,8 @@ static void test_campaign_added_while_locking(void)
     for (PGconn **c = (PGconn *[]){z, x, y, NULL}; *c; c++)
         CU_ASSERT_FATAL(held_exec(*c, "SET statement_timeout = '20s'"));
     long errors = daemon_metric(&api_daemon, "m44d_db_errors_total");
+    long deadlocks = daemon_metric(&api_daemon, RUN_AGAIN("deadlock"));
+    long moved_on = daemon_metric(&api_daemon, RUN_AGAIN("moved_on"));
     char sql[1200];
     snprintf(sql, sizeof sql,
              "BEGIN; SELECT 1 FROM grand_campaigns WHERE id = '%s' FOR NO KEY UPDATE", g.id);
@@ -1373,6 +1377,9 @@ static void test_campaign_added_while_locking(void)
     CU_ASSERT_EQUAL(shot.status, 200);
     /* Nobody waited for the other: no statement failed (a deadlock fails one, after a second). */
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, "m44d_db_errors_total"), errors);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, RUN_AGAIN("deadlock")), deadlocks);
+    /* The new key saw the campaign added when its locks were all taken, and ran again once. */
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, RUN_AGAIN("moved_on")), moved_on + 1);
     snprintf(sql, sizeof sql,
              "BEGIN; DELETE FROM event_log WHERE campaign_id = '%s'; DELETE FROM outbox WHERE "
              "campaign_id = '%s'; DELETE FROM campaigns WHERE id = '%s'; COMMIT",

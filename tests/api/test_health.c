@@ -200,6 +200,8 @@ static void test_metrics(void)
         "m44d_http_requests_in_flight 1\n", /* this request */
         "m44d_db_errors_total ",
         "m44d_db_reconnects_total ",
+        "m44d_db_transactions_run_again_total{cause=\"moved_on\"} ",
+        "m44d_db_transactions_run_again_total{cause=\"deadlock\"} ",
     };
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
         if (!strstr(r->body, must[i]))

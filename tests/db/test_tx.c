@@ -67,12 +67,35 @@ static enum db_tx raise_then_insert(struct db *db, void *arg)
     return c->outcome;
 }
 
+/* The counts of transactions run again (for /metrics), by cause. */
+struct reruns {
+    uint64_t n[DB_RERUNS];
+};
+
+static struct reruns reruns_now(void)
+{
+    struct reruns r;
+    for (int c = 0; c < DB_RERUNS; c++)
+        r.n[c] = db_stat_reruns((enum db_rerun)c);
+    return r;
+}
+
+/* The count of `cause` moved by `by` since `before`, and no other count moved. */
+static void assert_reruns(struct reruns before, enum db_rerun cause, uint64_t by)
+{
+    struct reruns now = reruns_now();
+    for (int c = 0; c < DB_RERUNS; c++)
+        CU_ASSERT_EQUAL(now.n[c] - before.n[c], c == (int)cause ? by : 0);
+}
+
 static void test_retries_serialization_failures(void)
 {
     long before = count_rows();
+    struct reruns counted = reruns_now();
     struct raise_ctx c = {0, 2, "40001", DB_TX_OK};
     CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_OK);
     CU_ASSERT_EQUAL(c.calls, 3);
+    assert_reruns(counted, DB_RERUN_SERIALIZATION, 2);
     /* Only the successful attempt's row is committed. */
     CU_ASSERT_EQUAL(count_rows(), before + 1);
 }
@@ -80,9 +103,11 @@ static void test_retries_serialization_failures(void)
 static void test_retries_deadlocks(void)
 {
     long before = count_rows();
+    struct reruns counted = reruns_now();
     struct raise_ctx c = {0, 1, "40P01", DB_TX_OK};
     CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_OK);
     CU_ASSERT_EQUAL(c.calls, 2);
+    assert_reruns(counted, DB_RERUN_DEADLOCK, 1);
     CU_ASSERT_EQUAL(count_rows(), before + 1);
 }
 
@@ -101,9 +126,11 @@ static void test_retries_are_bounded(void)
 static void test_moved_on_runs_again(void)
 {
     long before = count_rows();
+    struct reruns counted = reruns_now();
     struct raise_ctx c = {0, 12, "40M44", DB_TX_OK};
     CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_OK);
     CU_ASSERT_EQUAL(c.calls, 13);
+    assert_reruns(counted, DB_RERUN_MOVED_ON, 12);
     CU_ASSERT_EQUAL(count_rows(), before + 1);
     struct raise_ctx forever = {0, 1000, "40M44", DB_TX_OK};
     CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &forever), DB_FAILED);
@@ -114,9 +141,11 @@ static void test_moved_on_runs_again(void)
 static void test_other_errors_not_retried(void)
 {
     long before = count_rows();
+    struct reruns counted = reruns_now();
     struct raise_ctx c = {0, 1000, "22012", DB_TX_OK};
     CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_FAILED);
     CU_ASSERT_EQUAL(c.calls, 1);
+    assert_reruns(counted, DB_RERUNS, 0); /* nothing ran again */
     CU_ASSERT_STRING_EQUAL(db_last_sqlstate(db_thread()), "22012");
     CU_ASSERT_EQUAL(count_rows(), before);
 }
@@ -143,8 +172,11 @@ static void test_reconnect_after_restart(void)
     CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), one_insert, NULL), DB_OK);
     uint64_t reconnects = db_stat_reconnects();
     long before = count_rows();
+    struct reruns counted = reruns_now();
     CU_ASSERT_FATAL(tk_pg("stop"));
     CU_ASSERT_EQUAL(db_transaction(db_thread(), one_insert, NULL), DB_UNAVAILABLE);
+    /* The statement found the connection gone; the run again found no server and gave up. */
+    assert_reruns(counted, DB_RERUN_LOST, 1);
     CU_ASSERT_FATAL(tk_pg("start"));
     /* The prepared statement is prepared again on the new connection. */
     CU_ASSERT_EQUAL(db_transaction(db_thread(), one_insert, NULL), DB_OK);
