@@ -138,17 +138,22 @@ bool db_outbox_retry(struct db *db, const char *id, const char *attempt, const c
 
 /* ---- status ---- */
 
+/* The error said is the chat's as it is now: the error of the message being tried (the first
+ * one pending; none while it has not been tried), or with none pending, of the last message
+ * given up on, unless a later one was delivered. A link set again after a failure sends its
+ * greeting, so the failure before it is said no more; the counts keep every message. */
+#define OUTBOX_ERROR_NOW                                                                           \
+    "CASE WHEN count(*) FILTER (WHERE state = 'pending') > 0 THEN (SELECT p.last_error FROM "      \
+    "outbox p WHERE p.scope = $1::uuid AND p.state = 'pending' ORDER BY p.id LIMIT 1) ELSE "       \
+    "(SELECT e.last_error FROM outbox e WHERE e.scope = $1::uuid ORDER BY e.id DESC LIMIT 1) END"
+
 static struct db_statement st_status = {
     "outbox_status",
     "SELECT count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = "
     "'delivered'), count(*) FILTER (WHERE state = 'failed'), " DB_TS(
-        "max(delivered_at)") ", (SELECT last_error FROM outbox e WHERE e.scope = $1::uuid AND "
-                             "e.state <> 'delivered' AND e.last_error IS NOT NULL ORDER BY e.id "
-                             "DESC LIMIT 1), " DB_TS(
-                                 "min(next_at) FILTER (WHERE state = "
-                                 "'pending' AND attempts > 0)") " "
-                                                                "FROM outbox WHERE scope = "
-                                                                "$1::uuid",
+        "max(delivered_at)") ", " OUTBOX_ERROR_NOW
+                             ", " DB_TS("min(next_at) FILTER (WHERE state = 'pending' AND "
+                                        "attempts > 0)") " FROM outbox WHERE scope = $1::uuid",
     1, 0};
 
 PGresult *db_outbox_status(struct db *db, const char *scope)

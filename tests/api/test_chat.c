@@ -477,7 +477,23 @@ static void test_chat_refuses(void)
     int tries = receiver_count(rx);
     sleep(2); /* a given-up message is not tried again */
     CU_ASSERT_EQUAL(receiver_count(rx), tries);
+    /* The organizer sets the link again, as the page asks, and the chat takes it: the failure
+     * is history (in the counts), no longer what the chat's state says, neither while the
+     * greeting waits nor once it is delivered. */
     receiver_mode(rx, RECV_OK, 0);
+    receiver_clear(rx);
+    r = set_chat(&chatd, &c, ORGANIZER, "/refuses", NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_EQUAL(http_int(r, "failed"), 1);
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 1);
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "last_error")));
+    http_free(r);
+    CU_ASSERT_EQUAL_FATAL(wait_status(&chatd, &c, "delivered", 1, 20), 1);
+    r = chat_status(&chatd, &c);
+    CU_ASSERT_EQUAL(http_int(r, "failed"), 1);
+    CU_ASSERT_EQUAL(http_int(r, "pending"), 0);
+    CU_ASSERT_TRUE(json_is_null(http_json_at(r, "last_error")));
+    http_free(r);
     receiver_clear(rx);
 }
 
