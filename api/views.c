@@ -170,13 +170,19 @@ static json_t *ledger_json(struct db *db, const struct campaign *c)
     return a;
 }
 
+static uint8_t tag_secret[crypto_generichash_KEYBYTES];
+
+void key_tags_secret(const uint8_t secret[32])
+{
+    memcpy(tag_secret, secret, sizeof tag_secret);
+}
+
 json_t *key_tags_json(const uint8_t hash[3][32])
 {
-    static const uint8_t label[crypto_generichash_KEYBYTES] = "m44d key tag";
     json_t *t = json_object();
     for (int k = 0; k < 3; k++) {
         uint8_t tag[crypto_generichash_BYTES_MIN];
-        crypto_generichash(tag, sizeof tag, hash[k], 32, label, sizeof label);
+        crypto_generichash(tag, sizeof tag, hash[k], 32, tag_secret, sizeof tag_secret);
         char hex[9];
         sodium_bin2hex(hex, sizeof hex, tag, 4);
         json_object_set_new(t, role_name((enum role)k), json_string(hex));

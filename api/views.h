@@ -33,6 +33,9 @@ void view_now(char out[40]);
  * axis, organizer), which changes whenever the role's key is replaced and tells nothing of the
  * key. A page keeps the tag its key was last confirmed with and asks about its key again when the
  * tag changes. */
+/* The standing's tags of the three keys: a BLAKE2b of each key's hash keyed with the database's
+ * secret (key_tags_secret, set once at start-up), so a tag tells nothing of its key. */
+void key_tags_secret(const uint8_t secret[32]);
 json_t *key_tags_json(const uint8_t hash[3][32]);
 
 /* {"allies": n, "axis": n} */

@@ -2,7 +2,7 @@
 // POSTs carry an Idempotency-Key. One that cannot reach the server (offline, or the network
 // dropped) is kept in a queue on this device with its key and sent when the server can be
 // reached again: the key makes the server do it once, however often it is sent.
-import { roleKept } from './store.js';
+import { keepKey, keysFor, reissueEnded, reissueLost, reissueStarted, roleKept } from './store.js';
 import { problemWords } from './words.js';
 
 export class ApiError extends Error {
@@ -151,11 +151,57 @@ export async function keyRole(path, key) {
 // link: {role, keyError} (words, when the key is refused), and keyUnsure when the server could not
 // be asked just now: the page then goes on as the role this device keeps the key for. `doc`: the
 // standing, read before (keyTag: its tag of the key confirmed, see keyTagOf).
+// A link this device holds a newer key for (see keyInstead) opens with that key: `key` is the
+// key the page goes on with.
 export async function openingRole(path, id, key, doc) {
-  if (!key) return { role: null, keyError: null, keyUnsure: false, keyTag: null };
+  if (!key) return { key, role: null, keyError: null, keyUnsure: false, keyTag: null };
   const k = await keyRole(path, key);
-  if (k.unsure) return { role: roleKept(id, key), keyError: null, keyUnsure: true, keyTag: null };
-  return { role: k.role || null, keyError: k.refused ? problemWords(k.refused) : null, keyUnsure: false, keyTag: keyTagOf(doc, k.role) };
+  if (k.unsure) return { key, role: roleKept(id, key), keyError: null, keyUnsure: true, keyTag: null };
+  if (k.refused) {
+    const other = await keyInstead(path, id, roleKept(id, key), key);
+    if (other) return openingRole(path, id, other, doc);
+  }
+  return { key, role: k.role || null, keyError: k.refused ? problemWords(k.refused) : null, keyUnsure: false, keyTag: keyTagOf(doc, k.role) };
+}
+
+// A new link for `role` of the page at `path`, made with `key`: its answer ({data, etag}). The
+// request's Idempotency-Key is kept on this device until an answer comes, so if the answer is
+// lost on the way, sending it again (a new tap, or keyInstead) gets the same new link instead of
+// making another.
+export async function reissueKey(path, role, key) {
+  const idem = reissueStarted(path, role, key, randomHex(16));
+  try {
+    const r = await api('POST', `${path}/keys/${role}`, { key, body: {}, idem });
+    reissueEnded(path, role);
+    return r;
+  } catch (e) {
+    if (!sendLater(e)) reissueEnded(path, role);
+    throw e;
+  }
+}
+
+// Another key of this device for `role`, that works, when the server refuses `refused` (the
+// page's key): the answer of this device's own new link for the role, made with the refused key,
+// if that answer was lost (the same request, sent again, gets it), or the key this device keeps
+// for the role, if another tab made a new link. Null when there is none.
+export async function keyInstead(path, id, role, refused) {
+  if (!role) return null;
+  const idem = reissueLost(path, role, refused);
+  if (idem) {
+    try {
+      const { data } = await api('POST', `${path}/keys/${role}`, { key: refused, body: {}, idem });
+      // Kept first: another tab of this device asking now finds it (see below).
+      if (data && data.key) keepKey([id], role, data.key);
+      reissueEnded(path, role);
+      if (data && data.key) return data.key;
+    } catch (e) {
+      if (!sendLater(e)) reissueEnded(path, role);
+    }
+  }
+  const kept = keysFor(id)[role];
+  if (!kept || kept === refused) return null;
+  const k = await keyRole(path, kept);
+  return k.role === role ? kept : null;
 }
 
 // The tag of `role`'s key in a standing (its key_tags), or null. It changes whenever the role is

@@ -3,7 +3,7 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, askKey, keyTagMoved, openingRole, queued, versionOf, watch } from './api.js';
+import { api, flushQueue, askKey, keyInstead, keyTagMoved, openingRole, queued, reissueKey, versionOf, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
@@ -40,9 +40,15 @@ export async function showCampaign(main, id) {
   // for the same role).
   // `key`: the key the refused request was sent with; if the page has gone on with another one
   // since (the organizer's own new link), only that old one is forgotten.
-  st.keyRefused = (e, key = st.key) => {
+  // Before that, a key this device holds instead is taken, if any (keyInstead: this device's own
+  // new link whose answer was lost, or one made in another tab): the page opens again with it.
+  st.keyRefused = async (e, key = st.key) => {
+    const role = st.role;
     forgetKey(id, key);
     if (key !== st.key) return;
+    const other = await keyInstead(`/campaigns/${id}`, id, role, key);
+    if (key !== st.key) return;
+    if (other) { goOnWith(id, other); return; }
     st.role = null;
     st.keyUnsure = false;
     st.keyError = problemWords(e);
@@ -56,6 +62,7 @@ export async function showCampaign(main, id) {
   // standing is read first: the key's tag in it is then no newer than the answer about the key.
   const first = await api('GET', `/campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
   Object.assign(st, await openingRole(`/campaigns/${id}`, id, st.key, first.data));
+  if (st.key !== params.get('key')) window.history.replaceState(null, '', `/c/${id}#key=${st.key}`);
   try { st.rs = (await api('GET', `/rulesets/${first.data.ruleset}`)).data; } catch { st.rs = null; }
   const details = await loadDetails(st, first.data);
   st.c = first.data;
@@ -73,8 +80,16 @@ export async function showCampaign(main, id) {
   sendQueued(st);
   setInterval(() => {
     if (st.queueCount()) sendQueued(st);
-    if (st.keyUnsure) checkKey(st);
+    // Asked again while it could not be, and while a new tag of its key is not yet answered for.
+    if (st.keyUnsure || keyTagMoved(st, st.c)) checkKey(st);
   }, 5000);
+}
+
+// The page opened again with `key`, a key of the same campaign this device holds instead of the
+// one refused.
+function goOnWith(id, key) {
+  window.history.replaceState(null, '', `/c/${id}#key=${key}`);
+  window.location.reload();
 }
 
 // Asks the server about the page's key again: after a wake-up, coming back online, a Refresh, a
@@ -442,7 +457,7 @@ function reissue(st, role, label) {
     // organizer's old key could come before the new one (then it is asked about after).
     st.keyMoving = true;
     try {
-      const { data, etag } = await api('POST', `/campaigns/${st.id}/keys/${role}`, { key, body: {} });
+      const { data, etag } = await reissueKey(`/campaigns/${st.id}`, role, key);
       remember(st.id, st.c.name, role, data.key);
       // One set of keys for a grand campaign and every campaign of it.
       if (st.c.grand_campaign) keepKey([st.c.grand_campaign.id], role, data.key);

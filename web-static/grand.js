@@ -2,7 +2,7 @@
 // points, the one being played linked, the standing over all of it, a timeline of every
 // battle, a points chart, the links to share and (for the organizer) the group's chat. It stays
 // current by long polling the grand campaign's ETag, which moves with every campaign of it.
-import { api, askKey, keyTagMoved, openingRole, watch } from './api.js';
+import { api, askKey, keyInstead, keyTagMoved, openingRole, reissueKey, watch } from './api.js';
 import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
@@ -23,6 +23,7 @@ export async function showGrand(main, id) {
   const st = { id, key: params.get('key'), role: null, keyError: null, keyUnsure: false, g: null, etag: null, main, sections: {}, done: '', doneVersion: 0 };
   const first = await api('GET', `/grand-campaigns/${id}`).catch((e) => { e.noSuchPage = e.status === 404; throw e; });
   Object.assign(st, await openingRole(`/grand-campaigns/${id}`, id, st.key, first.data)); // as a campaign's page
+  if (st.key !== params.get('key')) window.history.replaceState(null, '', `/g/${id}#key=${st.key}`);
   st.g = first.data;
   st.etag = first.etag;
   if (st.role) remember(id, st.g.name, st.role, st.key, true);
@@ -32,7 +33,7 @@ export async function showGrand(main, id) {
   const wake = () => { if (st.poll) st.poll.abort(); checkKey(st); };
   window.addEventListener('online', wake);
   document.addEventListener('visibilitychange', () => { if (!document.hidden) wake(); });
-  setInterval(() => { if (st.keyUnsure) checkKey(st); }, 5000);
+  setInterval(() => { if (st.keyUnsure || keyTagMoved(st, st.g)) checkKey(st); }, 5000);
 }
 
 // Asks the server about the page's key again (see the campaign's page).
@@ -40,7 +41,15 @@ async function checkKey(st) {
   const k = await askKey(st, `/grand-campaigns/${st.id}`, st.g);
   if (!k) return;
   if (k.refused) {
-    forgetKey(st.id, st.key);
+    const role = st.role;
+    forgetKey(st.id, k.key);
+    const other = await keyInstead(`/grand-campaigns/${st.id}`, st.id, role, k.key);
+    if (k.key !== st.key) return;
+    if (other) {
+      window.history.replaceState(null, '', `/g/${st.id}#key=${other}`);
+      window.location.reload();
+      return;
+    }
     st.role = null;
     st.keyUnsure = false;
     st.keyError = problemWords(k.refused);
@@ -268,7 +277,7 @@ function reissue(st, role, label) {
     const key = st.key;
     st.keyMoving = true; // as on a campaign's page
     try {
-      const { data } = await api('POST', `/grand-campaigns/${st.id}/keys/${role}`, { key, body: {} });
+      const { data } = await reissueKey(`/grand-campaigns/${st.id}`, role, key);
       remember(st.id, st.g.name, role, data.key, true);
       keepKey(st.g.campaigns.filter((c) => c.id).map((c) => c.id), role, data.key);
       if (role === 'organizer') {

@@ -58,3 +58,39 @@ export function forgetKey(id, key) {
 export function remembered() {
   return Object.entries(load()).map(([id, c]) => ({ id, ...c })).sort((a, b) => (b.seen || 0) - (a.seen || 0));
 }
+
+// New links being made on this device (POST <path>/keys/<role>), until their answer is in:
+// {"<path> <role>": {key, idem}}, the key it was sent with and its Idempotency-Key. If the answer
+// is lost, the same request sent again gets it, with the key it replaced (see keyInstead).
+const REISSUES = 'm44d:reissues';
+
+function loadReissues() {
+  try { return JSON.parse(localStorage.getItem(REISSUES) || '{}'); } catch { return {}; }
+}
+
+function saveReissues(all) {
+  try { localStorage.setItem(REISSUES, JSON.stringify(all)); } catch { /* private mode */ }
+}
+
+// The Idempotency-Key of the new link for `role` about to be made with `key`: the one kept, if
+// this same request was sent before without an answer, else a new one, kept.
+export function reissueStarted(path, role, key, fresh) {
+  const all = loadReissues();
+  const kept = all[`${path} ${role}`];
+  if (kept && kept.key === key) return kept.idem;
+  all[`${path} ${role}`] = { key, idem: fresh };
+  saveReissues(all);
+  return fresh;
+}
+
+export function reissueEnded(path, role) {
+  const all = loadReissues();
+  delete all[`${path} ${role}`];
+  saveReissues(all);
+}
+
+// The Idempotency-Key of a new link for `role` made with `key` whose answer never came, or null.
+export function reissueLost(path, role, key) {
+  const kept = loadReissues()[`${path} ${role}`];
+  return kept && kept.key === key ? kept.idem : null;
+}

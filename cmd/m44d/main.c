@@ -3,6 +3,7 @@
 #include "api/cache.h"
 #include "api/clients.h"
 #include "api/metrics.h"
+#include "api/views.h"
 #include "campaign/grand_rulesets.h"
 #include "campaign/rulesets.h"
 #include "campaign/state_cache.h"
@@ -150,6 +151,11 @@ int main(int argc, char **argv)
         status = 0;
         goto out;
     }
+    uint8_t tag_secret[32];
+    if (!db_key_tag_secret(db_thread(), tag_secret))
+        goto out;
+    key_tags_secret(tag_secret);
+    sodium_memzero(tag_secret, sizeof tag_secret);
     if (!replica_start((unsigned)cfg.read_max_lag_ms))
         goto out;
     struct http_options opts = {

@@ -7,7 +7,9 @@
 #include "tests/api/client.h"
 #include "tests/common/testkit.h"
 
+#include <libpq-fe.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +402,24 @@ static void key_tags(const struct camp *c, char tags[3][16])
     http_free(r);
 }
 
+/* The tag of `key` as the rule says, computed here: 8 hex digits of a BLAKE2b of the key's
+ * SHA-256, keyed with the database's secret (read with libpq, never from m44d). */
+static void tag_of(const char *key, char out[16])
+{
+    out[0] = '\0';
+    PGconn *pg = PQconnectdb(api_conninfo);
+    PGresult *q = PQexec(pg, "SELECT encode(secret, 'hex') FROM m44_key_tag_secret");
+    uint8_t secret[32], h[32], tag[16];
+    if (PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) == 1 &&
+        sodium_hex2bin(secret, sizeof secret, PQgetvalue(q, 0, 0), 64, NULL, NULL, NULL) == 0) {
+        crypto_hash_sha256(h, (const unsigned char *)key, strlen(key));
+        crypto_generichash(tag, sizeof tag, h, sizeof h, secret, sizeof secret);
+        sodium_bin2hex(out, 9, tag, 4);
+    }
+    PQclear(q);
+    PQfinish(pg);
+}
+
 /* POST .../keys/{role}: a new key, the old one refused at once, all in the log (the key not). */
 static void test_key_reissue(void)
 {
@@ -426,6 +446,12 @@ static void test_key_reissue(void)
         CU_ASSERT_STRING_EQUAL(again[k], before[k]);
     CU_ASSERT(strcmp(before[0], before[1]) != 0 && strcmp(before[1], before[2]) != 0 &&
               strcmp(before[0], before[2]) != 0);
+    /* Keyed with the database's secret: nobody without it can tell a key from its tag. */
+    for (int k = 0; k < 3; k++) {
+        char want[16];
+        tag_of(c.key[k], want);
+        CU_ASSERT_STRING_EQUAL(before[k], want);
+    }
     r = camp_post(&api_daemon, &c, ORGANIZER, "/keys/allies", "{}");
     CU_ASSERT_EQUAL_FATAL(r->status, 200);
     CU_ASSERT_STRING_EQUAL(http_str(r, "role"), "allies");

@@ -64,8 +64,9 @@ async function closePages(names) {
     pages.splice(pages.findIndex(([n]) => n === name), 1);
   }
 }
-async function newPage(options, name) {
-  const ctx = await browser.newContext(options);
+// `device`: a page of which to open another tab (the same browser, so the same storage).
+async function newPage(options, name, device = null) {
+  const ctx = device ? device.context() : await browser.newContext(options);
   const page = await ctx.newPage();
   pages.push([name, page]);
   page.on('request', (req) => { if (!req.url().startsWith(BASE) && !req.url().startsWith('data:')) foreign.push(req.url()); });
@@ -1102,6 +1103,68 @@ try {
   await gOrg.waitForFunction(() => (document.querySelector('#role') || {}).textContent?.includes('Axis'), null, { timeout: 5000 })
     .then(() => check(true, 'another link pasted into the same tab: the page becomes that link\'s'))
     .catch(async () => check(false, `another link pasted into the same tab: the page becomes that link's (it says: ${await text(gOrg, '#role')})`));
+
+  // ---- a page's key: a replaced one never left acting, a new one never lost ----
+  const kx = await post('/campaigns', null, { name: 'Keys', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
+  const keyOf = (page) => new URLSearchParams(new URL(page.url()).hash.slice(1)).get('key');
+  const roleNow = async (key) => {
+    const r = await fetch(`${BASE}/api/v1/campaigns/${kx.id}/role`, { headers: { Authorization: `Bearer ${key}` } });
+    return r.status === 200 ? (await r.json()).role : r.status;
+  };
+  // The Allies' link replaced while their page cannot ask about its key (the server busy): it
+  // asks again by itself once it can, and learns it.
+  const kAllies = await newPage(phone, 'keys-allies');
+  await kAllies.goto(`${BASE}/c/${kx.id}#key=${kx.allies_key}`);
+  await kAllies.waitForSelector('#role');
+  let roleBusy = true;
+  await kAllies.route(/\/role$/, (route) => (roleBusy ? route.fulfill({ status: 503, contentType: 'application/json', body: '{"code":"unavailable"}' }) : route.continue()));
+  await post(`/campaigns/${kx.id}/keys/allies`, kx.organizer_key, {});
+  await new Promise((r) => setTimeout(r, 3000));
+  roleBusy = false;
+  const learnedLater = await kAllies.waitForSelector('#key-error', { timeout: 15000 }).then(() => true, () => false);
+  check(learnedLater && (await text(kAllies, '#key-error')).includes('replaced'),
+    'a page whose key was replaced while it could not ask learns it by itself once it can');
+  // Two tabs of the organizer on one device: a new organizer link made in one, the other goes
+  // on with it instead of locking.
+  const kOrg = await newPage(desk, 'keys-organizer');
+  await kOrg.goto(`${BASE}/c/${kx.id}#key=${kx.organizer_key}`);
+  await openAll(kOrg);
+  const kOrg2 = await newPage(desk, 'keys-organizer-tab', kOrg);
+  await kOrg2.goto(`${BASE}/c/${kx.id}#key=${kx.organizer_key}`);
+  await kOrg2.waitForSelector('#role');
+  await kOrg.click('#reissue-organizer');
+  await kOrg.click('#confirm-reissue-organizer');
+  await kOrg.waitForFunction((old) => ((el) => el && !el.value.endsWith(old))(document.querySelector('#link-organizer')), kx.organizer_key, { timeout: 5000 });
+  const orgKey2 = keyOf(kOrg);
+  const tabFollows = await kOrg2.waitForFunction((k) => window.location.hash === `#key=${k}` && (document.querySelector('#role') || {}).textContent?.includes('Organizer'), orgKey2, { timeout: 15000 }).then(() => true, () => false);
+  check(tabFollows && await kOrg2.locator('#key-error').count() === 0 && await roleNow(orgKey2) === 'organizer',
+    'another tab of the organizer on this device goes on with the new organizer link, not locked');
+  // The answer to a new organizer link lost on the way (the server made it): the page gets it by
+  // sending the same request again, and goes on as the organizer with it.
+  // (One tab: the other tab would find the same kept request and could take the answer first.)
+  await kOrg2.close();
+  pages.splice(pages.findIndex(([n]) => n === 'keys-organizer-tab'), 1);
+  let lost = 0;
+  const keysPath = new RegExp(`/campaigns/${kx.id}/keys/organizer$`);
+  await kOrg.route(keysPath, async (route) => {
+    if (lost >= 2) { await route.continue(); return; }
+    lost++;
+    await route.fetch();
+    await route.abort('failed');
+  });
+  await kOrg.click('#reissue-organizer');
+  await kOrg.click('#confirm-reissue-organizer');
+  // The page opens again with the new key (a navigation): watched from here, not from the page.
+  let orgKey3 = null;
+  for (let i = 0; i < 100 && !orgKey3; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    const k = keyOf(kOrg);
+    if (k && k !== orgKey2) orgKey3 = k;
+  }
+  await kOrg.waitForLoadState('load');
+  const recovered = orgKey3 !== null && await kOrg.waitForFunction(() => (document.querySelector('#role') || {}).textContent?.includes('Organizer'), null, { timeout: 10000 }).then(() => true, () => false);
+  check(recovered && lost === 2 && await kOrg.locator('#key-error').count() === 0 && await roleNow(orgKey3) === 'organizer' && await roleNow(orgKey2) === 401,
+    `the answer to a new organizer link lost on the way: the page gets it again and goes on as the organizer (${lost} answers lost)`);
 
   // No internal id, file name or field path in any page's text.
   for (const [name, page] of pages) await checkWords(page, name);
