@@ -95,13 +95,15 @@ out:
 
 bool db_key_tag_secret(struct db *db, uint8_t out[32])
 {
-    PGresult *r = db_exec_sql(db, "SELECT encode(secret, 'hex') FROM m44_key_tag_secret");
-    bool ok = r && PQntuples(r) == 1 && strlen(PQgetvalue(r, 0, 0)) == 64;
-    for (int i = 0; ok && i < 32; i++) {
-        unsigned byte;
-        ok = sscanf(PQgetvalue(r, 0, 0) + 2 * i, "%2x", &byte) == 1;
-        out[i] = (uint8_t)byte;
-    }
+    PGresult *r = db_exec_sql(db, "SELECT secret FROM m44_key_tag_secret");
+    size_t len = 0;
+    unsigned char *bytes = r && PQntuples(r) == 1
+                               ? PQunescapeBytea((const unsigned char *)PQgetvalue(r, 0, 0), &len)
+                               : NULL;
+    bool ok = bytes && len == 32;
+    if (ok)
+        memcpy(out, bytes, 32);
+    PQfreemem(bytes);
     if (r && !ok)
         log_msg(LOG_ERROR, "db", "the secret of the key tags is missing or malformed");
     PQclear(r);

@@ -2,7 +2,7 @@
 // POSTs carry an Idempotency-Key. One that cannot reach the server (offline, or the network
 // dropped) is kept in a queue on this device with its key and sent when the server can be
 // reached again: the key makes the server do it once, however often it is sent.
-import { keepKey, keysFor, reissueEnded, reissueLost, reissueStarted, roleKept } from './store.js';
+import { forgetKey, keepKey, keysFor, reissueEnded, reissueLost, reissueStarted, roleKept } from './store.js';
 import { problemWords } from './words.js';
 
 export class ApiError extends Error {
@@ -184,7 +184,7 @@ export async function reissueKey(path, role, key) {
 // page's key): the answer of this device's own new link for the role, made with the refused key,
 // if that answer was lost (the same request, sent again, gets it), or the key this device keeps
 // for the role, if another tab made a new link. Null when there is none.
-export async function keyInstead(path, id, role, refused) {
+async function keyInstead(path, id, role, refused) {
   if (!role) return null;
   const idem = reissueLost(path, role, refused);
   if (idem) {
@@ -202,6 +202,22 @@ export async function keyInstead(path, id, role, refused) {
   if (!kept || kept === refused) return null;
   const k = await keyRole(path, kept);
   return k.role === role ? kept : null;
+}
+
+// The server refused `refused`, the key of a page (`st`, at API `path`; its address `page`,
+// "/c/<id>" or "/g/<id>"): this device forgets it, and if the page still goes on with it and this
+// device holds a key that works instead (keyInstead), the page opens again with that one. False
+// when the page is to go read-only; true when there is nothing more for it to do.
+export async function keyRefusedHere(st, path, page, refused) {
+  const role = st.role;
+  forgetKey(st.id, refused);
+  if (refused !== st.key) return true; // the page went on with another key meanwhile
+  const other = await keyInstead(path, st.id, role, refused);
+  if (refused !== st.key) return true;
+  if (!other) return false;
+  window.history.replaceState(null, '', `${page}#key=${other}`);
+  window.location.reload();
+  return true;
 }
 
 // The tag of `role`'s key in a standing (its key_tags), or null. It changes whenever the role is

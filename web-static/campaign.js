@@ -3,7 +3,7 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, askKey, keyInstead, keyTagMoved, openingRole, queued, reissueKey, versionOf, watch } from './api.js';
+import { api, flushQueue, askKey, keyRefusedHere, keyTagMoved, openingRole, queued, reissueKey, versionOf, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
@@ -43,12 +43,7 @@ export async function showCampaign(main, id) {
   // Before that, a key this device holds instead is taken, if any (keyInstead: this device's own
   // new link whose answer was lost, or one made in another tab): the page opens again with it.
   st.keyRefused = async (e, key = st.key) => {
-    const role = st.role;
-    forgetKey(id, key);
-    if (key !== st.key) return;
-    const other = await keyInstead(`/campaigns/${id}`, id, role, key);
-    if (key !== st.key) return;
-    if (other) { goOnWith(id, other); return; }
+    if (await keyRefusedHere(st, `/campaigns/${id}`, `/c/${id}`, key)) return;
     st.role = null;
     st.keyUnsure = false;
     st.keyError = problemWords(e);
@@ -83,13 +78,6 @@ export async function showCampaign(main, id) {
     // Asked again while it could not be, and while a new tag of its key is not yet answered for.
     if (st.keyUnsure || keyTagMoved(st, st.c)) checkKey(st);
   }, 5000);
-}
-
-// The page opened again with `key`, a key of the same campaign this device holds instead of the
-// one refused.
-function goOnWith(id, key) {
-  window.history.replaceState(null, '', `/c/${id}#key=${key}`);
-  window.location.reload();
 }
 
 // Asks the server about the page's key again: after a wake-up, coming back online, a Refresh, a

@@ -2,7 +2,7 @@
 // points, the one being played linked, the standing over all of it, a timeline of every
 // battle, a points chart, the links to share and (for the organizer) the group's chat. It stays
 // current by long polling the grand campaign's ETag, which moves with every campaign of it.
-import { api, askKey, keyInstead, keyTagMoved, openingRole, reissueKey, watch } from './api.js';
+import { api, askKey, keyRefusedHere, keyTagMoved, openingRole, reissueKey, watch } from './api.js';
 import { h, say, field, SIDES, SIDE_TITLE } from './dom.js';
 import { pointsChart } from './charts.js';
 import { chatPanel } from './chat.js';
@@ -41,15 +41,7 @@ async function checkKey(st) {
   const k = await askKey(st, `/grand-campaigns/${st.id}`, st.g);
   if (!k) return;
   if (k.refused) {
-    const role = st.role;
-    forgetKey(st.id, k.key);
-    const other = await keyInstead(`/grand-campaigns/${st.id}`, st.id, role, k.key);
-    if (k.key !== st.key) return;
-    if (other) {
-      window.history.replaceState(null, '', `/g/${st.id}#key=${other}`);
-      window.location.reload();
-      return;
-    }
+    if (await keyRefusedHere(st, `/grand-campaigns/${st.id}`, `/g/${st.id}`, k.key)) return;
     st.role = null;
     st.keyUnsure = false;
     st.keyError = problemWords(k.refused);
