@@ -88,27 +88,27 @@ static void assert_reruns(struct reruns before, enum db_rerun cause, uint64_t by
         CU_ASSERT_EQUAL(now.n[c] - before.n[c], c == (int)cause ? by : 0);
 }
 
-static void test_retries_serialization_failures(void)
+/* A transaction that fails `fails` times with `state` runs again each time, counted under
+ * `cause`, and commits only its last attempt's row. */
+static void check_run_again(const char *state, int fails, enum db_rerun cause)
 {
     long before = count_rows();
     struct reruns counted = reruns_now();
-    struct raise_ctx c = {0, 2, "40001", DB_TX_OK};
+    struct raise_ctx c = {0, fails, state, DB_TX_OK};
     CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_OK);
-    CU_ASSERT_EQUAL(c.calls, 3);
-    assert_reruns(counted, DB_RERUN_SERIALIZATION, 2);
-    /* Only the successful attempt's row is committed. */
+    CU_ASSERT_EQUAL(c.calls, fails + 1);
+    assert_reruns(counted, cause, (uint64_t)fails);
     CU_ASSERT_EQUAL(count_rows(), before + 1);
+}
+
+static void test_retries_serialization_failures(void)
+{
+    check_run_again("40001", 2, DB_RERUN_SERIALIZATION);
 }
 
 static void test_retries_deadlocks(void)
 {
-    long before = count_rows();
-    struct reruns counted = reruns_now();
-    struct raise_ctx c = {0, 1, "40P01", DB_TX_OK};
-    CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_OK);
-    CU_ASSERT_EQUAL(c.calls, 2);
-    assert_reruns(counted, DB_RERUN_DEADLOCK, 1);
-    CU_ASSERT_EQUAL(count_rows(), before + 1);
+    check_run_again("40P01", 1, DB_RERUN_DEADLOCK);
 }
 
 static void test_retries_are_bounded(void)
@@ -125,17 +125,12 @@ static void test_retries_are_bounded(void)
  * the attempts a collision gets, and then bounded too. */
 static void test_moved_on_runs_again(void)
 {
+    check_run_again("40M44", 12, DB_RERUN_MOVED_ON);
     long before = count_rows();
-    struct reruns counted = reruns_now();
-    struct raise_ctx c = {0, 12, "40M44", DB_TX_OK};
-    CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &c), DB_OK);
-    CU_ASSERT_EQUAL(c.calls, 13);
-    assert_reruns(counted, DB_RERUN_MOVED_ON, 12);
-    CU_ASSERT_EQUAL(count_rows(), before + 1);
     struct raise_ctx forever = {0, 1000, "40M44", DB_TX_OK};
     CU_ASSERT_EQUAL(db_transaction(db_thread(), raise_then_insert, &forever), DB_FAILED);
     CU_ASSERT(forever.calls > 13 && forever.calls <= 40);
-    CU_ASSERT_EQUAL(count_rows(), before + 1);
+    CU_ASSERT_EQUAL(count_rows(), before);
 }
 
 static void test_other_errors_not_retried(void)
