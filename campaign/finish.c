@@ -35,23 +35,50 @@ void campaign_graded_outcome(const struct campaign *c, const struct standing *st
     o->points = g ? g->points : 0;
 }
 
-/* The chat hears who won, in battles, and, in a grand campaign, the grade and points. */
+/* "2 battles to 1", "15 victory points to 14": a measure a campaign is ranked by, counted. */
+static void measure_words(enum rank_key k, int a, int b, char *out, size_t len)
+{
+    static const char *const one[] = {"battle", "medal", "victory point"};
+    static const char *const many[] = {"battles", "medals", "victory points"};
+    snprintf(out, len, "%d %s to %d", a, a == 1 ? one[k] : many[k], b);
+}
+
+/* "battles won 2 each": a measure the sides tied on. */
+static void tie_words(enum rank_key k, int n, char *out, size_t len)
+{
+    static const char *const name[] = {"battles won", "medals", "victory points"};
+    snprintf(out, len, "%s %d each", name[k], n);
+}
+
+/* The chat hears who won and by the measure that decided it, as the rules rank the campaign
+ * (battles, or Campaign Book 1's victory points), what they tied on before it, and, in a grand
+ * campaign, the grade and points. */
 static enum cres chat_finished(struct db *db, const struct campaign *c, const struct standing *st,
                                const struct outcome *o)
 {
-    if (c->winner < 0)
-        return chat_tell(db, c, "finished",
-                         "%s is over: a draw (battles won: Allies %d, Axis %d; medals %d to %d).",
-                         c->name, st->battles_won[0], st->battles_won[1], st->medals[0],
-                         st->medals[1]);
+    const struct outcome_rules *rules = &c->rse->rs->outcome; /* found: it finished */
+    int ties = o->winner < 0 ? rules->nrank : o->decided_by;
+    char tied[160] = "";
+    for (int k = 0; k < ties; k++) {
+        char one[60];
+        tie_words(rules->rank_by[k], outcome_measure(rules->rank_by[k], st, o, SIDE_ALLIES), one,
+                  sizeof one);
+        size_t at = strlen(tied);
+        snprintf(tied + at, sizeof tied - at, "%s%s", k ? ", " : "", one);
+    }
+    if (o->winner < 0)
+        return chat_tell(db, c, "finished", "%s is over: a draw (%s).", c->name, tied);
     enum side w = (enum side)c->winner;
+    enum rank_key by = rules->rank_by[o->decided_by];
+    char decided[80];
+    measure_words(by, outcome_measure(by, st, o, w), outcome_measure(by, st, o, 1 - w), decided,
+                  sizeof decided);
     char grade[400] = "";
     if (c->grand_id[0] && o->grade[0])
         snprintf(grade, sizeof grade, " A %s victory: %d point%s in %s.", o->grade, o->points,
                  o->points == 1 ? "" : "s", c->grand_name);
-    return chat_tell(db, c, "finished", "%s is over: %s won, %d battle%s to %d.%s", c->name,
-                     side_title(w), st->battles_won[w], st->battles_won[w] == 1 ? "" : "s",
-                     st->battles_won[1 - w], grade);
+    return chat_tell(db, c, "finished", "%s is over: %s won, %s%s%s%s.%s", c->name, side_title(w),
+                     decided, ties ? ", after a tie (" : "", tied, ties ? ")" : "", grade);
 }
 
 enum cres campaign_finish(struct db *db, struct campaign *c, struct cerr *e)

@@ -7,6 +7,7 @@
 
 static const char *const side_names[SIDE_COUNT] = {"allies", "axis"};
 static const char *const side_titles[SIDE_COUNT] = {"Allies", "Axis"};
+static const char *const side_adjectives[SIDE_COUNT] = {"Allied", "Axis"};
 static const char *const face_names[FACE_COUNT] = {"infantry", "armor", "grenade", "star", "flag"};
 /* The six faces of a battle die, in the order of RULES.md 1.2. */
 static const enum face die_faces[6] = {FACE_INFANTRY, FACE_INFANTRY, FACE_ARMOR,
@@ -20,6 +21,11 @@ const char *side_name(enum side s)
 const char *side_title(enum side s)
 {
     return side_titles[s == SIDE_AXIS];
+}
+
+const char *side_adjective(enum side s)
+{
+    return side_adjectives[s == SIDE_AXIS];
 }
 
 enum side side_other(enum side s)

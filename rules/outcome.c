@@ -13,8 +13,8 @@ int objective_bonus(const struct ruleset *rs, enum side side, int count)
     return rs->outcome.track[side][count < len ? count : len - 1];
 }
 
-static int key_value(enum rank_key k, const struct standing *st, const struct outcome *o,
-                     enum side s)
+int outcome_measure(enum rank_key k, const struct standing *st, const struct outcome *o,
+                    enum side s)
 {
     switch (k) {
     case RANK_BATTLES_WON:
@@ -31,18 +31,20 @@ void campaign_outcome(const struct ruleset *rs, const struct standing *st, struc
 {
     memset(out, 0, sizeof *out);
     out->winner = -1;
+    out->decided_by = -1;
     out->has_track = rs->outcome.track_len[0] > 0 || rs->outcome.track_len[1] > 0;
     for (int s = 0; s < SIDE_COUNT; s++)
         out->victory_points[s] =
             st->medals[s] + objective_bonus(rs, (enum side)s, st->objective_medals[s]);
     int first_margin = 0;
     for (int k = 0; k < rs->outcome.nrank; k++) {
-        int a = key_value(rs->outcome.rank_by[k], st, out, SIDE_ALLIES);
-        int x = key_value(rs->outcome.rank_by[k], st, out, SIDE_AXIS);
+        int a = outcome_measure(rs->outcome.rank_by[k], st, out, SIDE_ALLIES);
+        int x = outcome_measure(rs->outcome.rank_by[k], st, out, SIDE_AXIS);
         if (k == 0)
             first_margin = a > x ? a - x : x - a;
         if (a != x) {
             out->winner = a > x ? SIDE_ALLIES : SIDE_AXIS;
+            out->decided_by = k;
             break;
         }
     }

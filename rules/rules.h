@@ -24,6 +24,8 @@ enum face { FACE_INFANTRY = 0, FACE_ARMOR, FACE_GRENADE, FACE_STAR, FACE_FLAG };
 
 const char *side_name(enum side s);  /* "allies" / "axis" */
 const char *side_title(enum side s); /* "Allies" / "Axis" */
+const char *
+side_adjective(enum side s); /* "Allied" / "Axis", as the book says "the Allied player" */
 enum side side_other(enum side s);
 bool side_parse(const char *name, enum side *out);
 
@@ -475,9 +477,14 @@ struct outcome {
     char grade[RS_NAME_MAX]; /* "" when the ruleset grades nothing or it is a draw; a grand
                               * campaign's grade name (campaign_graded_outcome) fits too */
     int points;              /* grand-campaign points for the winner */
+    int decided_by;          /* the index in rank_by of the measure that decided; -1 for a draw */
 };
 
 void campaign_outcome(const struct ruleset *rs, const struct standing *st, struct outcome *out);
+
+/* A side's count in one of the measures a campaign is ranked by. */
+int outcome_measure(enum rank_key k, const struct standing *st, const struct outcome *o,
+                    enum side s);
 
 /* The objective track bonus for `count` objective medals. */
 int objective_bonus(const struct ruleset *rs, enum side side, int count);

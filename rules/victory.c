@@ -30,9 +30,9 @@ void rules_format(const char *tmpl, enum side roller, char *out, size_t len)
         const char *word = NULL;
         size_t skip = 0;
         if (strncmp(p, "{roller}", 8) == 0)
-            word = side_title(roller), skip = 8;
+            word = side_adjective(roller), skip = 8;
         else if (strncmp(p, "{opponent}", 10) == 0)
-            word = side_title(side_other(roller)), skip = 10;
+            word = side_adjective(side_other(roller)), skip = 10;
         if (word) {
             for (const char *w = word; *w && o + 1 < len; w++)
                 out[o++] = *w;

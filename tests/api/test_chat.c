@@ -704,6 +704,74 @@ static void test_grand(void)
     http_free(r);
 }
 
+/* ---- the end of a campaign: who won, by what decided it ---- */
+
+/* A campaign of `ruleset` (dice at the table) with this chat, finished after one battle set up
+ * with `battle` and ended with `result` (NULL: no battle played): the chat's "finished" message
+ * must contain `want`. */
+static void check_finished(const char *ruleset, const char *battle, const char *result,
+                           const char *want)
+{
+    receiver_clear(rx);
+    char create[200];
+    snprintf(create, sizeof create,
+             "{\"name\":\"Last night\",\"ruleset\":\"%s\",\"dice\":\"table\"}", ruleset);
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&chatd, create, &c));
+    struct http_resp *r = set_chat(&chatd, &c, ORGANIZER, "/hook/end", "generic");
+    CU_ASSERT_EQUAL_FATAL(r->status, 200);
+    http_free(r);
+    int messages = 2; /* the chat set, the end */
+    if (result) {
+        expect_status(camp_post(&chatd, &c, ORGANIZER, "/battles", battle), 201, "battle");
+        for (enum who w = ALLIES; w <= AXIS; w++)
+            expect_status(camp_post(&chatd, &c, w, "/battles/1/reserve-roll",
+                                    "{\"faces\":[\"flag\",\"flag\"]}"),
+                          201, "roll");
+        for (enum who w = ALLIES; w <= AXIS; w++)
+            expect_status(camp_post(&chatd, &c, w, "/battles/1/reserve-choice", "{\"options\":[]}"),
+                          200, "choice");
+        expect_status(camp_post(&chatd, &c, ORGANIZER, "/battles/1/result", result), 200, "result");
+        messages += 6;
+    }
+    expect_status(camp_post(&chatd, &c, ORGANIZER, "/finish", "{}"), 200, "finish");
+    CU_ASSERT_FATAL(receiver_wait(rx, messages, 20));
+    json_t *m = msg(messages - 1);
+    CU_ASSERT_STRING_EQUAL(mstr(m, "event"), "finished");
+    if (!strstr(mstr(m, "text"), want))
+        fprintf(stderr, "\nwanted \"%s\", got \"%s\"\n", want, mstr(m, "text"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mstr(m, "text"), want));
+    json_decref(m);
+}
+
+/* RULES.md 9: "Campaign Book 1 winner: the side with more campaign victory points (medals +
+ * objective bonus), ties broken by battles won"; RULES.md 2: otherwise battles won, then
+ * medals. The objective tracks are Campaign Book 1's (The Breakout: Allies 0, +1, +2 for 0, 1,
+ * 2 objective medals, the Axis -2; Taking Caen: the Allies -1 for none, the Axis 0). */
+static void test_finished_words(void)
+{
+    /* The Axis won the one battle, 5 medals to 4, but the Allies took 2 objectives: 4 + 2 = 6
+     * victory points against 5 - 2 = 3. */
+    check_finished("cb1-the-breakout", "{}",
+                   "{\"winner\":\"axis\",\"medals\":{\"allies\":4,\"axis\":5},"
+                   "\"objective_medals\":{\"allies\":2,\"axis\":0}}",
+                   "Last night is over: Allies won, 6 victory points to 3.");
+    /* 5 - 1 = 4 victory points each: the battle the Allies won decides. */
+    check_finished("cb1-taking-caen", "{}",
+                   "{\"winner\":\"allies\",\"medals\":{\"allies\":5,\"axis\":4},"
+                   "\"objective_medals\":{\"allies\":0,\"axis\":0}}",
+                   "Last night is over: Allies won, 1 battle to 0, after a tie (victory points 4 "
+                   "each).");
+    /* Battles first, then medals: one battle to none; nothing played, a draw on both. */
+    check_finished("standard",
+                   "{\"scenario\":\"Pegasus Bridge\",\"first_player\":\"allies\","
+                   "\"cards\":{\"allies\":5,\"axis\":4},\"medals_to_win\":4}",
+                   "{\"winner\":\"axis\",\"medals\":{\"allies\":3,\"axis\":4}}",
+                   "Last night is over: Axis won, 1 battle to 0.");
+    check_finished("standard", NULL, NULL,
+                   "Last night is over: a draw (battles won 0 each, medals 0 each).");
+}
+
 void register_chat_tests(void)
 {
     CU_pSuite s = CU_add_suite("the group's chat", suite_init, suite_clean);
@@ -718,4 +786,5 @@ void register_chat_tests(void)
     CU_add_test(s, "private addresses refused by default", test_private_refused);
     CU_add_test(s, "Discord and Slack bodies", test_kinds);
     CU_add_test(s, "a grand campaign's chat", test_grand);
+    CU_add_test(s, "the end of a campaign: who won, by what decided it", test_finished_words);
 }

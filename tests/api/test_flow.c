@@ -139,7 +139,7 @@ static int choose(const struct camp *c, int side, int battle, json_t *options, i
 /* "{roller}" and "{opponent}" in an instruction template, the test's own substitution. */
 static void fill_template(const char *tmpl, int roller, char *out, size_t len)
 {
-    static const char *const titles[2] = {"Allies", "Axis"};
+    static const char *const titles[2] = {"Allied", "Axis"}; /* "the Allied player" (book) */
     size_t o = 0;
     for (const char *p = tmpl; *p && o + 1 < len;) {
         const char *word = NULL;

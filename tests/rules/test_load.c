@@ -183,6 +183,40 @@ static const struct broken_case broken[] = {
      "$.maps.combinations[1]: the same maps are combined twice"},
 };
 
+/* The readings served with a ruleset say what its own data does: the winner by the measure it
+ * ranks by first (RULES.md 9: Campaign Book 1 by victory points), and its own starting Reserve
+ * Tokens (a campaign inherits the standard's readings, where 2 each is the default). */
+static void test_readings_agree(void)
+{
+    for (int i = 0; i < tk_nrulesets; i++) {
+        const struct ruleset_entry *e = rulesets_find(&test_rulesets, tk_rulesets[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        json_t *j = json_loads(e->json, 0, NULL);
+        json_t *readings = json_object_get(j, "readings");
+        const char *winner = json_string_value(json_object_get(readings, "winner"));
+        const char *tokens = json_string_value(json_object_get(readings, "reserve_tokens"));
+        const struct ruleset *rs = e->rs;
+        const char *first = rs->outcome.rank_by[0] == RANK_VICTORY_POINTS ? "more victory points"
+                                                                          : "more battles won";
+        if (!winner || !strstr(winner, first))
+            fprintf(stderr, "\n%s: the winner's reading does not say \"%s\"\n", rs->id, first);
+        CU_ASSERT(winner && strstr(winner, first));
+        if (rs->reserve.enabled) {
+            char want[64];
+            if (rs->tokens_default[SIDE_ALLIES] == rs->tokens_default[SIDE_AXIS])
+                snprintf(want, sizeof want, "%d each", rs->tokens_default[SIDE_ALLIES]);
+            else
+                snprintf(want, sizeof want, "Allies %d, Axis %d", rs->tokens_default[SIDE_ALLIES],
+                         rs->tokens_default[SIDE_AXIS]);
+            if (!tokens || !strstr(tokens, want))
+                fprintf(stderr, "\n%s: the Reserve Tokens' reading does not say \"%s\"\n", rs->id,
+                        want);
+            CU_ASSERT(tokens && strstr(tokens, want));
+        }
+        json_decref(j);
+    }
+}
+
 static void test_broken_documents(void)
 {
     for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
@@ -351,6 +385,7 @@ void register_load_tests(void)
 {
     CU_pSuite s = CU_add_suite("ruleset loading", NULL, NULL);
     CU_add_test(s, "built-in rulesets", test_builtins);
+    CU_add_test(s, "each ruleset's readings agree with its own data", test_readings_agree);
     CU_add_test(s, "broken documents: file, JSON path, reason", test_broken_documents);
     CU_add_test(s, "scenario list given in a request", test_scenario_list_from_request);
     CU_pSuite d = CU_add_suite("--rulesets-dir", dir_init, dir_clean);

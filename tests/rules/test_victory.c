@@ -113,7 +113,8 @@ static void test_hand_written_cases(void)
     }
 }
 
-/* The texts name the right side: an Allied infantry die makes the Axis remove a figure. */
+/* The texts name the right side, in the book's words ("the Allied player", "an Allied unit"):
+ * an Allied infantry die makes the Axis remove a figure. */
 static void test_instruction_texts(void)
 {
     const struct ruleset *rs = rs_get("standard");
@@ -128,10 +129,18 @@ static void test_instruction_texts(void)
     CU_ASSERT_STRING_EQUAL(out.list[0].text, "The Axis player removes 1 figure from one of their "
                                              "own infantry units (their choice).");
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(out.list[1].text, "The Allies player retreats one of their own units 1 hex"));
+        strstr(out.list[1].text, "The Allied player retreats one of their own units 1 hex"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out.list[1].text, "board edge loses 1 figure"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out.list[2].text, "The Allies player removes 1 figure from one "
-                                                    "full-strength Axis unit of the Allies "
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.list[2].text, "The Allied player removes 1 figure from one "
+                                                    "full-strength Axis unit of the Allied "
+                                                    "player's choice"));
+    /* The Axis rolling the grenade: an Allied unit. */
+    const enum face *swapped[2] = {ax, al};
+    int swapped_n[2] = {1, 2};
+    victory_resolve(rs, AL, swapped, swapped_n, cards, -1, &out);
+    CU_ASSERT_EQUAL_FATAL(out.n, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.list[2].text, "The Axis player removes 1 figure from one "
+                                                    "full-strength Allied unit of the Axis "
                                                     "player's choice"));
     /* Simplified: a flag never pushes a unit off the board; a grenade hits any unit. */
     rs = rs_get("simplified");
