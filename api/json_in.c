@@ -15,6 +15,11 @@ bool jerr_set(struct jerr *e, enum problem_code code, const char *field, const c
     va_start(ap, fmt);
     vsnprintf(e->detail, sizeof e->detail, fmt, ap);
     va_end(ap);
+    /* Either may quote a field's name cut short in the middle of a letter. */
+    text_cut_utf8(e->field);
+    text_mend_utf8(e->field);
+    text_cut_utf8(e->detail);
+    text_mend_utf8(e->detail);
     return false;
 }
 
@@ -123,6 +128,7 @@ static bool check_fields(json_t *obj, const struct jfield *spec, const char *pat
         while (f->name && strcmp(f->name, key) != 0)
             f++;
         snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+        text_cut_utf8(sub); /* a long name cut short ends on a whole letter */
         if (!f->name) {
             /* Name the known fields so the client sees what was meant. */
             char known[256] = "";

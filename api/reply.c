@@ -1,6 +1,7 @@
 #include "api/http.h"
 
 #include "util/log.h"
+#include "util/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,6 +107,8 @@ static bool send_problem(struct req *r, enum problem_code code, json_t *extra, u
 {
     char detail[512];
     vsnprintf(detail, sizeof detail, fmt, ap);
+    text_cut_utf8(detail);
+    text_mend_utf8(detail); /* it may quote a client's bytes: a '?' for each that is not UTF-8 */
     json_t *body = problem_body(code, detail);
     if (extra) {
         json_object_update(body, extra);

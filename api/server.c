@@ -130,31 +130,51 @@ static long long content_length(struct MHD_Connection *conn)
 }
 
 /* How many headers named `name` the request has. */
-struct header_count {
-    const char *name;
-    int n;
+/* The headers a request's framing, key and body type hang on, counted in one pass over the
+ * head: any of them twice could be read two ways (a proxy in front taking one, m44d the
+ * other). */
+struct head_counts {
+    int content_length, transfer_encoding, authorization, content_type;
 };
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                    const char *value)
+                                    size_t key_size, const char *value, size_t value_size)
 {
-    (void)kind, (void)value;
-    struct header_count *h = cls;
-    h->n += strcasecmp(key, h->name) == 0;
+    (void)kind, (void)value, (void)value_size;
+    struct head_counts *h = cls;
+    if (key_size == 14 && strcasecmp(key, "Content-Length") == 0)
+        h->content_length++;
+    else if (key_size == 17 && strcasecmp(key, "Transfer-Encoding") == 0)
+        h->transfer_encoding++;
+    else if (key_size == 13 && strcasecmp(key, "Authorization") == 0)
+        h->authorization++;
+    else if (key_size == 12 && strcasecmp(key, "Content-Type") == 0)
+        h->content_type++;
     return MHD_YES;
 }
-static int header_count(struct MHD_Connection *conn, const char *name)
-{
-    struct header_count h = {name, 0};
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &h);
-    return h.n;
-}
 
-/* Whether a Content-Type is JSON: application/json, any case, parameters allowed. */
+/* Whether a Content-Type is JSON: application/json, any case, parameters allowed; a charset, if
+ * given, UTF-8 (the only one JSON is read in, RFC 8259 8.1). */
 static bool json_media_type(const char *ct)
 {
     static const char json[] = "application/json";
-    return ct && strncasecmp(ct, json, sizeof json - 1) == 0 &&
-           strchr("; \t", ct[sizeof json - 1]) != NULL; /* strchr finds the final NUL too */
+    if (!ct || strncasecmp(ct, json, sizeof json - 1) != 0 ||
+        !strchr("; \t", ct[sizeof json - 1])) /* strchr finds the final NUL too */
+        return false;
+    for (const char *p = ct + sizeof json - 1; (p = strchr(p, ';'));) {
+        p += strspn(p + 1, " \t") + 1;
+        if (strncasecmp(p, "charset=", 8) != 0)
+            continue;
+        const char *v = p + 8;
+        bool quoted = *v == '"';
+        v += quoted;
+        if (strncasecmp(v, "utf-8", 5) != 0 && strncasecmp(v, "utf8", 4) != 0)
+            return false;
+        v += strncasecmp(v, "utf-8", 5) == 0 ? 5 : 4;
+        v += quoted && *v == '"';
+        if (!strchr("; \t", *v))
+            return false;
+    }
+    return true;
 }
 
 /* Refuses a request from its head: at once when no body follows, else once the body (read and
@@ -185,14 +205,16 @@ static void check_head(struct req *r)
 {
     struct MHD_Connection *conn = r->conn;
     const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
-    int ncl = header_count(conn, "Content-Length");
+    struct head_counts heads = {0};
+    MHD_get_connection_values_n(conn, MHD_HEADER_KIND, count_header, &heads);
+    int ncl = heads.content_length;
     long long cl = content_length(conn);
     bool chunked = te && strcasecmp(te, "chunked") == 0;
     bool body_follows = cl > 0 || chunked;
     /* Framing two parties could read two ways is refused, at once (a body of unknown framing
      * cannot be read; the connection closes after the answer): a proxy in front might have
      * found another end of the request than ours (request smuggling). */
-    if (te && (!chunked || header_count(conn, "Transfer-Encoding") > 1)) {
+    if (te && (!chunked || heads.transfer_encoding > 1)) {
         refuse_early(
             r, false, PROBLEM_BAD_REQUEST, 0,
             "Transfer-Encoding \"%.40s\" is not supported: send Content-Length, or chunked.", te);
@@ -205,6 +227,11 @@ static void check_head(struct req *r)
     }
     if (ncl > 1) {
         refuse_early(r, false, PROBLEM_BAD_REQUEST, 0, "Content-Length is given more than once.");
+        return;
+    }
+    if (heads.authorization > 1 || heads.content_type > 1) {
+        refuse_early(r, false, PROBLEM_BAD_REQUEST, 0, "%s is given more than once.",
+                     heads.authorization > 1 ? "Authorization" : "Content-Type");
         return;
     }
     /* An announced oversized body is refused before any of it is kept. A client waiting for

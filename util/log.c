@@ -1,4 +1,5 @@
 #include "util/log.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -285,11 +286,17 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
 {
     if (level < log_min)
         return;
-    char msg[1024];
+    char raw[1024], msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* A message may quote a client's path or method, or a database's error ending in a line
+     * break: one line, whatever it quotes. */
+    size_t len = strlen(raw);
+    while (len && (raw[len - 1] == '\n' || raw[len - 1] == '\r'))
+        raw[--len] = '\0';
+    text_clean_line(raw, msg, sizeof msg);
     char ts[40];
     timestamp(ts, sizeof ts);
     if (log_format == LOG_JSON) {
@@ -302,25 +309,16 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
     emit(level, line);
 }
 
-/* `in`, cut to fit `out`, with control characters as '?'. */
-static void clean(const char *in, char *out, size_t n)
-{
-    size_t i = 0;
-    for (; i < n - 1 && in[i]; i++)
-        out[i] = ((unsigned char)in[i] < 0x20 || in[i] == 0x7f) ? '?' : in[i];
-    out[i] = '\0';
-}
-
 void log_request(const char *client, const char *method, const char *path, const char *route,
                  int status, double duration_ms)
 {
     if (LOG_INFO < log_min)
         return;
     /* The method and the path are client input, cut to a bounded line; control characters
-     * would forge log lines. */
+     * would forge log lines, and bytes that are not UTF-8 would lose the line in JSON. */
     char safe[301], verb[17];
-    clean(path, safe, sizeof safe);
-    clean(method, verb, sizeof verb);
+    text_clean_line(path, safe, sizeof safe);
+    text_clean_line(method, verb, sizeof verb);
     char ts[40];
     timestamp(ts, sizeof ts);
     if (log_format == LOG_JSON) {

@@ -57,3 +57,52 @@ void text_cut_utf8(char *s)
     if (lead >= 0x80 && len - (i - 1) < need)
         s[i - 1] = '\0';
 }
+
+/* The length of the well-formed UTF-8 character at `p` (with `avail` bytes left), or 0. */
+static size_t utf8_char(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned long cp, min;
+    if ((c & 0xe0) == 0xc0)
+        n = 2, cp = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0)
+        n = 3, cp = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0)
+        n = 4, cp = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    if (avail < n)
+        return 0;
+    for (size_t k = 1; k < n; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[k] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void text_mend_utf8(char *s)
+{
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_char((const unsigned char *)s + i, len - i);
+        if (n == 0)
+            s[i++] = '?';
+        else
+            i += n;
+    }
+}
+
+void text_clean_line(const char *in, char *out, size_t n)
+{
+    size_t i = 0;
+    for (; i < n - 1 && in[i]; i++)
+        out[i] = ((unsigned char)in[i] < 0x20 || in[i] == 0x7f) ? '?' : in[i];
+    out[i] = '\0';
+    text_mend_utf8(out);
+}

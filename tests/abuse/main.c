@@ -213,7 +213,11 @@ static void test_not_json(void)
     const char *types[] = {"Content-Type: text/plain",
                            "Content-Type: application/x-www-form-urlencoded",
                            "Content-Type: multipart/form-data; boundary=x",
-                           "Content-Type: application/jsonp", "Content-Type: "};
+                           "Content-Type: application/jsonp", "Content-Type: ",
+                           /* JSON is read as UTF-8 only (RFC 8259 8.1): another charset would be
+                            * read as what it is not. */
+                           "Content-Type: application/json; charset=utf-16",
+                           "Content-Type: application/json;charset=\"latin1\""};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         const char *h[] = {types[i], NULL};
         struct http_resp *r =
@@ -227,6 +231,11 @@ static void test_not_json(void)
     const char *ok[] = {"Content-Type: Application/JSON; charset=utf-8", NULL};
     struct http_resp *r =
         req(&s, "POST", "/api/v1/campaigns", "{\"name\":\"Fine\",\"ruleset\":\"standard\"}", ok);
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    const char *quoted[] = {"Content-Type: application/json;charset=\"UTF-8\"", NULL};
+    r = req(&s, "POST", "/api/v1/campaigns", "{\"name\":\"Fine\",\"ruleset\":\"standard\"}",
+            quoted);
     CU_ASSERT_EQUAL(r->status, 201);
     http_free(r);
     /* A client waiting for "100 Continue" gets the refusal instead, before sending the body. */
@@ -904,6 +913,16 @@ static void test_malformed(void)
         {"two Content-Lengths",
          "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
          "Content-Length: 7\r\n\r\n{}",
+         400},
+        /* Two keys, or two types of body: a proxy in front may have read the other one. */
+        {"two Authorizations",
+         "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n"
+         "Authorization: Bearer b\r\nContent-Type: application/json\r\nContent-Length: "
+         "2\r\n\r\n{}",
+         400},
+        {"two Content-Types",
+         "POST /api/v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+         "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}",
          400},
         {"40 query arguments", args, 400},
         /* libmicrohttpd answers this one itself, before m44d sees the request. */

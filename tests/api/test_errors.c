@@ -188,6 +188,21 @@ static void test_create_refusals(void)
                            "players.axis is too long: it takes 104 bytes, and 100 fit (a plain "
                            "letter takes 1, an accented letter 2, an emoji up to 4).");
     http_free(r);
+    /* An unknown field's long name, ending in an accented letter that falls across the end of
+     * what is quoted (the field at 127 bytes, the detail's quote at 159): still named, its cut
+     * name ending on a whole letter, and the detail in words, not the generic title. */
+    for (int len = 126; len <= 158; len += 32) {
+        char key[200];
+        memset(key, 'k', (size_t)len);
+        strcpy(key + len, "\xc3\xa9");
+        snprintf(body, sizeof body, "{\"name\":\"x\",\"ruleset\":\"standard\",\"%s\":1}", key);
+        r = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, NULL);
+        assert_problem(r, 400, "unknown-field");
+        key[len < 127 ? len : 127] = '\0'; /* the field: the letter cut, or 127 bytes of k */
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), key);
+        CU_ASSERT_EQUAL(strncmp(http_str(r, "detail"), "Unknown field \"kkkk", 18), 0);
+        http_free(r);
+    }
     CU_ASSERT_EQUAL(rows(), before);
     /* A battle's scenario: not only spaces, Unicode ones included. */
     struct camp sc;

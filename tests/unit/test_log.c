@@ -257,6 +257,36 @@ static void test_request_line(void)
     free(s);
 }
 
+/* A message quoting a client's path (a warning of a stalled body, a 5xx) is one line whatever
+ * the path holds: a line break in it never starts a line of its own (a forged one), and in JSON
+ * a path that is not UTF-8 does not lose the line. A database's error ending in a line break
+ * ends the message. */
+static void test_quoted_input_one_line(void)
+{
+    capture("quoted", false);
+    log_msg(LOG_WARN, "http", "closing connection: POST %s",
+            "/nope\n2026-11-25T00:00:00.000Z error main: INJECTED\r\n");
+    log_msg(LOG_WARN, "db", "database not ready (%s); retrying", "FATAL:  no such role\n");
+    log_set_format(LOG_JSON);
+    log_msg(LOG_WARN, "http", "closing connection: GET %s", "/\xff\xfe-probe\n");
+    log_request("192.0.2.1", "GET", "/\xff\xfe-probe", "-", 404, 1);
+    log_set_format(LOG_TEXT);
+    release();
+    char *s = written();
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(s, " warn  http: closing connection: POST /nope?2026-11-25T00:00:00.000Z error "
+                  "main: INJECTED\n"));
+    CU_ASSERT_PTR_NULL(strstr(s, "\n2026-11-25T00:00:00.000Z"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, " warn  db: database not ready (FATAL:  no such role?); "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"msg\":\"closing connection: GET /?\?-probe\"}\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"path\":\"/?\?-probe\""));
+    int lines = 0;
+    for (const char *p = s; (p = strchr(p, '\n')); p++)
+        lines++;
+    CU_ASSERT_EQUAL(lines, 4);
+    free(s);
+}
+
 /* Under systemd, stderr is the journal's stream, named by JOURNAL_STREAM ("device:inode"). */
 static void test_journal_priorities(void)
 {
@@ -305,6 +335,8 @@ void register_log_tests(void)
                 test_long_line_cut_whole);
     CU_add_test(s, "a request's line: time, client, method, path, status, milliseconds",
                 test_request_line);
+    CU_add_test(s, "a message quoting a client's path is one line, in text and in JSON",
+                test_quoted_input_one_line);
     CU_add_test(s, "to the journal, each line starts with its priority; elsewhere not",
                 test_journal_priorities);
 }

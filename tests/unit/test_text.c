@@ -68,9 +68,52 @@ static void test_cut(void)
     cut("\xf0\x9f", "");                             /* nothing whole before it */
 }
 
+/* A text quoting a client's bytes: what is not UTF-8 (Unicode 15, table 3-7, "well-formed
+ * UTF-8 byte sequences") becomes '?', byte by byte; what is stays. */
+static void mend(const char *in, const char *want)
+{
+    char buf[32];
+    strcpy(buf, in);
+    text_mend_utf8(buf);
+    CU_ASSERT_STRING_EQUAL(buf, want);
+}
+
+static void test_mend(void)
+{
+    mend("", "");
+    mend("plain", "plain");
+    mend("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb2", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb2");
+    mend("a\xc3z", "a?z");                        /* é's first byte, then a letter */
+    mend("a\xe2\x82z", "a??z");                   /* €'s two bytes of three */
+    mend("\x80x", "?x");                          /* a continuation byte alone */
+    mend("\xc0\xaf", "??");                       /* "/" written in two bytes (overlong) */
+    mend("\xe0\x80\xaf", "???");                  /* and in three */
+    mend("\xed\xa0\x80", "???");                  /* U+D800, a surrogate */
+    mend("\xf4\x90\x80\x80", "????");             /* past U+10FFFF */
+    mend("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"); /* U+10FFFF itself */
+    mend("\xff\xfe", "??");
+    mend("\xc3\xa9\xc3", "\xc3\xa9?"); /* a whole é, then one cut short at the end */
+}
+
+/* A log line's text: control characters and what is not UTF-8 as '?', cut to the buffer. */
+static void test_clean_line(void)
+{
+    char out[12];
+    text_clean_line("GET /a\nb\r\x7f", out, sizeof out);
+    CU_ASSERT_STRING_EQUAL(out, "GET /a?b??");
+    text_clean_line("/\xff\xfe-probe", out, sizeof out);
+    CU_ASSERT_STRING_EQUAL(out, "/?\?-probe");
+    text_clean_line("0123456789\xc3\xa9", out, sizeof out); /* é cut after its first byte */
+    CU_ASSERT_STRING_EQUAL(out, "0123456789?");
+    text_clean_line("0123456789abc", out, sizeof out);
+    CU_ASSERT_STRING_EQUAL(out, "0123456789a");
+}
+
 void register_text_tests(void)
 {
     CU_pSuite s = CU_add_suite("names that show nothing", NULL, NULL);
     CU_add_test(s, "spaces, Unicode spaces and invisible joiners; not letters", test_blank);
     CU_add_test(s, "a text cut at a byte count ends with a whole character", test_cut);
+    CU_add_test(s, "what is not UTF-8 becomes '?', byte by byte", test_mend);
+    CU_add_test(s, "a log line's text: no control character, nothing but UTF-8", test_clean_line);
 }
