@@ -16,9 +16,7 @@ bool jerr_set(struct jerr *e, enum problem_code code, const char *field, const c
     vsnprintf(e->detail, sizeof e->detail, fmt, ap);
     va_end(ap);
     /* Either may quote a field's name cut short in the middle of a letter. */
-    text_cut_utf8(e->field);
     text_mend_utf8(e->field);
-    text_cut_utf8(e->detail);
     text_mend_utf8(e->detail);
     return false;
 }

@@ -107,7 +107,6 @@ static bool send_problem(struct req *r, enum problem_code code, json_t *extra, u
 {
     char detail[512];
     vsnprintf(detail, sizeof detail, fmt, ap);
-    text_cut_utf8(detail);
     text_mend_utf8(detail); /* it may quote a client's bytes: a '?' for each that is not UTF-8 */
     json_t *body = problem_body(code, detail);
     if (extra) {

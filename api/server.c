@@ -129,7 +129,6 @@ static long long content_length(struct MHD_Connection *conn)
     return (errno || end == cl || *end || v < 0) ? -1 : v;
 }
 
-/* How many headers named `name` the request has. */
 /* The headers a request's framing, key and body type hang on, counted in one pass over the
  * head: any of them twice could be read two ways (a proxy in front taking one, m44d the
  * other). */
@@ -167,11 +166,10 @@ static bool json_media_type(const char *ct)
         const char *v = p + 8;
         bool quoted = *v == '"';
         v += quoted;
-        if (strncasecmp(v, "utf-8", 5) != 0 && strncasecmp(v, "utf8", 4) != 0)
-            return false;
-        v += strncasecmp(v, "utf-8", 5) == 0 ? 5 : 4;
+        size_t n = strncasecmp(v, "utf-8", 5) == 0 ? 5 : strncasecmp(v, "utf8", 4) == 0 ? 4 : 0;
+        v += n;
         v += quoted && *v == '"';
-        if (!strchr("; \t", *v))
+        if (!n || !strchr("; \t", *v))
             return false;
     }
     return true;

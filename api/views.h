@@ -30,11 +30,9 @@ json_t *view_export(struct db *db, struct campaign *c);
 void view_now(char out[40]);
 
 /* {"organizer", "allies", "axis"}: for each role a short tag of its key's hash (`hash`: allies,
- * axis, organizer), which changes whenever the role's key is replaced and tells nothing of the
- * key. A page keeps the tag its key was last confirmed with and asks about its key again when the
- * tag changes. */
-/* The standing's tags of the three keys: a BLAKE2b of each key's hash keyed with the database's
- * secret (key_tags_secret, set once at start-up), so a tag tells nothing of its key. */
+ * axis, organizer), a BLAKE2b keyed with the database's secret (key_tags_secret, set once at
+ * start-up): it changes whenever the role's key is replaced and tells nothing of the key. A page
+ * keeps the tag its key was last confirmed with and asks about its key again when it changes. */
 void key_tags_secret(const uint8_t secret[32]);
 json_t *key_tags_json(const uint8_t hash[3][32]);
 

@@ -96,7 +96,6 @@ enum cres refuse(struct cerr *e, enum problem_code code, const char *field, cons
     va_end(ap);
     /* A long one ends on a whole letter; a name quoted cut short (%.80s) shows '?' for the
      * letter cut: both stay valid JSON. */
-    text_cut_utf8(e->detail);
     text_mend_utf8(e->detail);
     text_mend_utf8(e->field);
     return C_REFUSED;

@@ -22,10 +22,9 @@ enum face { FACE_INFANTRY = 0, FACE_ARMOR, FACE_GRENADE, FACE_STAR, FACE_FLAG };
 
 #define RULES_MAX_DICE 128 /* per side per roll; simplified rules roll medals + wins */
 
-const char *side_name(enum side s);  /* "allies" / "axis" */
-const char *side_title(enum side s); /* "Allies" / "Axis" */
-const char *
-side_adjective(enum side s); /* "Allied" / "Axis", as the book says "the Allied player" */
+const char *side_name(enum side s);      /* "allies" / "axis" */
+const char *side_title(enum side s);     /* "Allies" / "Axis" */
+const char *side_adjective(enum side s); /* "Allied" / "Axis": "the Allied player" (book) */
 enum side side_other(enum side s);
 bool side_parse(const char *name, enum side *out);
 

@@ -58,9 +58,11 @@ void text_cut_utf8(char *s)
         s[i - 1] = '\0';
 }
 
-/* The length of the well-formed UTF-8 character at `p` (with `avail` bytes left), or 0. */
-static size_t utf8_char(const unsigned char *p, size_t avail)
+/* The length of the well-formed UTF-8 character at `p` (with `avail` bytes left), or 0; `cut`
+ * says whether it is 0 because the bytes end before the character does. */
+static size_t utf8_char(const unsigned char *p, size_t avail, bool *cut)
 {
+    *cut = false;
     unsigned char c = p[0];
     if (c < 0x80)
         return 1;
@@ -74,9 +76,11 @@ static size_t utf8_char(const unsigned char *p, size_t avail)
         n = 4, cp = c & 0x07, min = 0x10000;
     else
         return 0;
-    if (avail < n)
-        return 0;
     for (size_t k = 1; k < n; k++) {
+        if (k == avail) {
+            *cut = true;
+            return 0;
+        }
         if ((p[k] & 0xc0) != 0x80)
             return 0;
         cp = (cp << 6) | (p[k] & 0x3f);
@@ -90,7 +94,12 @@ void text_mend_utf8(char *s)
 {
     size_t len = strlen(s);
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_char((const unsigned char *)s + i, len - i);
+        bool cut;
+        size_t n = utf8_char((const unsigned char *)s + i, len - i, &cut);
+        if (cut) {
+            s[i] = '\0';
+            break;
+        }
         if (n == 0)
             s[i++] = '?';
         else

@@ -18,10 +18,11 @@ bool text_blank(const char *s, size_t len);
  * count, not at a character): what is left is valid UTF-8 if what came before the cut was. */
 void text_cut_utf8(char *s);
 
-/* Makes the text at `s` valid UTF-8 in place: every byte that does not belong to a well-formed
- * character (a stray continuation byte, a character cut short by a byte count in the middle of
- * a text, an overlong form, a surrogate, a code point past U+10FFFF) becomes '?'. Texts quoting
- * a client's bytes stay whole enough to be read, and JSON can carry them. */
+/* Makes the text at `s` valid UTF-8 in place: a character cut short at its end goes (as
+ * text_cut_utf8), and every other byte that does not belong to a well-formed character (a stray
+ * continuation byte, a character cut short in the middle of a text by a quote's byte count, an
+ * overlong form, a surrogate, a code point past U+10FFFF) becomes '?'. Texts quoting a client's
+ * bytes stay whole enough to be read, and JSON can carry them. */
 void text_mend_utf8(char *s);
 
 /* `in` cut to fit the `n` bytes at `out` (n >= 1), with control characters and what is not
