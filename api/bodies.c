@@ -4,6 +4,7 @@
 #include "campaign/rulesets.h"
 #include "util/text.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -357,6 +358,38 @@ bool parse_grand_next(json_t *body, struct grand_next_input *in, struct jerr *e)
     in->tokens_given = tokens != NULL;
     for (int s = 0; tokens && s < SIDE_COUNT; s++)
         in->tokens[s] = (int)json_integer_value(jget(tokens, side_name((enum side)s)));
+    return true;
+}
+
+/* ---- POST .../undo ---- */
+
+static const struct jfield undo_choice_spec[] = {
+    {"battle", JK_INT, true, false, 1, MAX_BATTLES, NULL},
+    {"side", JK_SIDE, true, false, 0, 0, NULL},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+static const struct jfield undo_spec[] = {
+    {"roll", JK_INT, false, true, 1, INT_MAX, NULL},
+    {"reserve_choice", JK_OBJECT, false, true, 0, 0, undo_choice_spec},
+    {NULL, 0, false, false, 0, 0, NULL},
+};
+
+bool parse_undo(json_t *body, struct undo_target *t, struct jerr *e)
+{
+    if (!body_check(body, undo_spec, "", e))
+        return false;
+    json_t *roll = jget(body, "roll"), *choice = jget(body, "reserve_choice");
+    if (roll && choice)
+        return jerr_set(e, PROBLEM_INVALID_FIELD, "reserve_choice",
+                        "Name one action to undo: a roll or a reserve choice, not both.");
+    *t = (struct undo_target){UNDO_LAST, 0, SIDE_ALLIES};
+    if (roll)
+        *t = (struct undo_target){UNDO_ROLL, (int)json_integer_value(roll), SIDE_ALLIES};
+    if (choice) {
+        t->kind = UNDO_CHOICE;
+        t->n = (int)json_integer_value(jget(choice, "battle"));
+        side_parse(json_string_value(jget(choice, "side")), &t->side);
+    }
     return true;
 }
 

@@ -47,6 +47,9 @@ bool parse_pick(json_t *body, const char **event, struct jerr *e);
 struct grand_next_input;
 bool parse_grand_next(json_t *body, struct grand_next_input *in, struct jerr *e);
 
+/* POST .../undo: {} (the last action), {"roll": n} or {"reserve_choice": {"battle", "side"}}. */
+bool parse_undo(json_t *body, struct undo_target *t, struct jerr *e);
+
 /* POST .../finish and .../rotate-seed take no fields. */
 bool parse_empty(json_t *body, struct jerr *e);
 

@@ -111,6 +111,14 @@ struct effect_row {
 
 #define MAX_HELD 128
 
+/* An action's line in the event log: its number, who did it, what, and its detail. */
+struct log_action {
+    long long seq;
+    char actor[16];
+    char action[32];
+    json_t *detail;
+};
+
 /* A token or star a side won in a reserve roll and holds until it is used (RULES.md 9). */
 struct held {
     int id; /* 1, 2, 3 ... per campaign */
@@ -160,12 +168,7 @@ struct campaign {
     struct held held[MAX_HELD];
     /* The last action not undone (what an undo would undo), from the event log: seq 0 when
      * there is none. Actions up to undo_from were made before undo existed here. */
-    struct {
-        long long seq;
-        char actor[16];
-        char action[32];
-        json_t *detail;
-    } last;
+    struct log_action last;
     long long undo_from;
     char grand_id[CAMPAIGN_ID_LEN + 1]; /* "" when not part of a grand campaign */
     int grand_index;                    /* its place there, from 1 */
@@ -483,11 +486,34 @@ enum cres campaign_import(struct db *db, json_t *doc, const struct grand_link *g
 #define UNDO_TEXT_MAX (RS_TEXT_MAX + 192)
 bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char *why_not,
                         size_t nlen);
-/* Undoes the last action (API.md): `role` is who asks (the organizer, or the side whose action
- * it was). On C_OK the campaign is as it was before that action, and *undone (a new reference)
- * says what was undone (logged as "undo"). */
-enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_t **undone,
-                        struct cerr *e);
+/*
+ * What an undo takes back: the last action (UNDO_LAST), or an earlier one of a side's while
+ * nothing after it depends on it: a roll entered from the table, by its number (UNDO_ROLL,
+ * `n`), or a side's reserve choice in battle `n` (UNDO_CHOICE).
+ */
+enum undo_kind { UNDO_LAST, UNDO_ROLL, UNDO_CHOICE };
+struct undo_target {
+    enum undo_kind kind;
+    int n;
+    enum side side; /* UNDO_CHOICE */
+};
+/* Undoes an action (API.md): `role` is who asks (the organizer, or the side whose action it
+ * was). On C_OK the campaign is as it would be had that action not been done, and *undone (a
+ * new reference) says what was undone (logged as "undo"). */
+enum cres campaign_undo(struct db *db, struct campaign *c, enum role role,
+                        const struct undo_target *t, json_t **undone, struct cerr *e);
+/* An action as the rule on undoing an earlier one sees it: "roll" or "reserve_choice" (any
+ * other action is neither), the side, the battle, and a roll's purpose. */
+struct undo_step {
+    const char *action;
+    enum side side;
+    int battle;
+    const char *purpose;
+};
+/* Whether `later`, done after `target`, leaves `target` free to be undone: a roll or reserve
+ * choice of the other side at the same step of the same battle (victory events and pre-battle
+ * rolls; reserve rolls and choices), which cannot depend on it. */
+bool undo_independent(const struct undo_step *target, const struct undo_step *later);
 /* A new key for `role`; the old one stops working at once (logged as "key_reissued"). On a
  * campaign of a grand campaign the key is the grand campaign's, for all its campaigns: `g` is
  * then left holding the grand campaign (its campaigns, whose versions moved), as loaded and

@@ -99,7 +99,7 @@ static enum cres replay_one(struct db *db, struct campaign *c, const struct impo
             rc = campaign_load(db, id, false, c, e);
         json_t *undone = NULL;
         if (rc == C_OK)
-            rc = campaign_undo(db, c, a->by, &undone, e);
+            rc = campaign_undo(db, c, a->by, &a->undo, &undone, e);
         json_decref(undone);
         return rc;
     }

@@ -35,7 +35,7 @@ enum import_kind {
     IMPORT_SEED_ROTATED,
     IMPORT_HELD_USED,
     IMPORT_BATTLE_PICKED,
-    IMPORT_UNDO, /* the last action not undone, undone (API.md) */
+    IMPORT_UNDO, /* an action undone (API.md): the last not undone, or an earlier one */
 };
 
 /* A time as the export writes it, "2026-11-24T01:50:04.146Z"; "" when the document has none. */
@@ -57,9 +57,12 @@ struct import_action {
     struct choice_item items[RULES_MAX_OFFERED];
     /* IMPORT_RESULT */
     struct result_input result;
-    /* IMPORT_UNDO: who undid it; IMPORT_ROLL: undone later (the roll is then voided) */
+    /* IMPORT_UNDO: who undid it, and what (the last action, or an earlier one); IMPORT_ROLL:
+     * undone later (the roll is then voided) */
     enum role by;
+    struct undo_target undo;
     bool voided;
+    long long seq; /* its number in the document's log (0: none given) */
     /* IMPORT_HELD_USED: the holding; IMPORT_BATTLE_PICKED: the event */
     int held;
     char event[RS_ID_MAX];

@@ -532,8 +532,18 @@ static void what_if_state(const struct import_plan *p, struct replay_state *st)
     }
 }
 
-/* An undo takes back the last action not undone (API.md): what it can undo, and never a roll
- * the server made. The replay then checks who may. */
+/* An action of the plan as the rule on undoing an earlier one sees it. */
+static struct undo_step plan_step(const struct import_action *a)
+{
+    return (struct undo_step){kind_action[a->kind], a->side, a->battle,
+                              a->kind == IMPORT_ROLL ? a->purpose : NULL};
+}
+
+/*
+ * An undo takes back the last action not undone (API.md), or with "undid" naming an earlier one,
+ * a table roll or reserve choice nothing done since depends on (undo_independent): what it can
+ * undo, and never a roll the server made. The replay then checks who may.
+ */
 static enum cres read_undo(struct rd *r, json_t *a, json_t *d, struct import_plan *p,
                            struct replay_state *st, struct import_action *out)
 {
@@ -548,10 +558,36 @@ static enum cres read_undo(struct rd *r, json_t *a, json_t *d, struct import_pla
     const char *what = json_string_value(json_object_get(d, "action"));
     if (st->neffective == 0)
         return bad(r, "action", "there is nothing left to undo here");
-    struct import_action *last = &p->actions[st->effective[st->neffective - 1]];
+    /* Which: the last action not undone, unless "undid" names an earlier one by its number (in
+     * a document whose log gives numbers). */
+    int k = st->neffective - 1;
+    json_t *undid = json_object_get(d, "undid");
+    if (json_is_integer(undid) && p->actions[st->effective[k]].seq &&
+        p->actions[st->effective[k]].seq != json_integer_value(undid)) {
+        while (k >= 0 && p->actions[st->effective[k]].seq != json_integer_value(undid))
+            k--;
+        if (k < 0)
+            return bad(r, "undid", "no action standing here has this number");
+    }
+    struct import_action *last = &p->actions[st->effective[k]];
     if (!what || strcmp(what, kind_action[last->kind]) != 0)
         return bad(r, "action", "the action undone here is %s, not %s", kind_action[last->kind],
                    what ? what : "(none)");
+    out->undo = (struct undo_target){UNDO_LAST, 0, SIDE_ALLIES};
+    if (k < st->neffective - 1) {
+        if (last->kind == IMPORT_ROLL)
+            out->undo = (struct undo_target){UNDO_ROLL, (int)last->roll.recorded_n, last->side};
+        else if (last->kind == IMPORT_CHOICE)
+            out->undo = (struct undo_target){UNDO_CHOICE, last->battle, last->side};
+        else
+            return bad(r, "undid", "only a table roll or a reserve choice is undone after others");
+        const struct undo_step target = plan_step(last);
+        for (int j = k + 1; j < st->neffective; j++) {
+            const struct undo_step later = plan_step(&p->actions[st->effective[j]]);
+            if (!undo_independent(&target, &later))
+                return bad(r, "undid", "what came after this action depends on it");
+        }
+    }
     switch (last->kind) {
     case IMPORT_ROLL:
         if (last->roll.recorded_epoch > 0)
@@ -579,6 +615,8 @@ static enum cres read_undo(struct rd *r, json_t *a, json_t *d, struct import_pla
     default:
         return bad(r, "action", "%s cannot be undone", kind_action[last->kind]);
     }
+    memmove(&st->effective[k], &st->effective[k + 1],
+            sizeof *st->effective * (size_t)(st->neffective - 1 - k));
     st->neffective--;
     what_if_state(p, st);
     return C_OK;
@@ -597,6 +635,8 @@ static enum cres read_action(struct cerr *e, json_t *a, int i, struct import_pla
         return bad(&r, "action", "nothing can follow the end of the campaign");
     memset(out, 0, sizeof *out);
     out->index = i;
+    json_t *seq = json_object_get(a, "seq");
+    out->seq = json_is_integer(seq) ? json_integer_value(seq) : 0;
     if (!import_time(a, "at", out->at))
         return bad(&r, "at", "must be a time like 2026-11-24T01:50:04.146Z");
     snprintf(r.path, sizeof r.path, "actions[%d].detail", i);

@@ -8,6 +8,12 @@
  * roll: that would let the same dice be rolled again. The organizer may undo any of these; a
  * side only its own. The undo is logged with who and when, and the log keeps the undone entry.
  *
+ * An earlier action can be undone too, when the other side has gone on meanwhile: a side's
+ * table roll or reserve choice in a battle, while everything done after it is the other side's
+ * rolls and choices at the same step of the same battle (undo_independent). Each side's dice
+ * and choices there are its own, so nothing done since depends on it; what does (its own
+ * choice from those dice, a later step, the result) stops the undo, with the reason.
+ *
  * What the action wrote is known exactly: the roll, choice or battle it names, and the token
  * changes and held tokens stamped with its log entry (campaign_stamp). After the rows are put
  * back, the campaign is read again and every derived state is worked out anew: tokens from the
@@ -19,6 +25,7 @@
 #include "db/store.h"
 #include "util/text.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +55,15 @@ static const char *purpose_words(const char *purpose)
                                                     : "reserve";
 }
 
+/* The faces as the page names them: "Flag, Armor". */
 static void faces_words(const json_t *faces, char *out, size_t len)
 {
     out[0] = '\0';
     for (size_t i = 0; i < json_array_size(faces); i++) {
         size_t l = strlen(out);
-        snprintf(out + l, len - l, "%s%s", i ? ", " : "",
-                 json_string_value(json_array_get(faces, i)));
+        const char *f = json_string_value(json_array_get(faces, i));
+        snprintf(out + l, len - l, "%s%c%s", i ? ", " : "",
+                 f && f[0] ? toupper((unsigned char)f[0]) : '?', f && f[0] ? f + 1 : "");
     }
 }
 
@@ -68,14 +77,15 @@ static const char *event_name(const struct campaign *c, const char *id)
     return id;
 }
 
-bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char *why_not,
-                        size_t nlen)
+/* What undoing logged action `a` would undo, as campaign_undo_info says it. */
+static bool describe(const struct campaign *c, const struct log_action *a, char *what, size_t wlen,
+                     char *why_not, size_t nlen)
 {
     what[0] = why_not[0] = '\0';
-    if (!c->last.seq)
+    if (!a->seq)
         return false;
-    const char *action = c->last.action, *actor = c->last.actor;
-    const json_t *d = c->last.detail;
+    const char *action = a->action, *actor = a->actor;
+    const json_t *d = a->detail;
     bool can = true;
     if (strcmp(action, "roll") == 0) {
         char faces[RULES_MAX_DICE * 10];
@@ -136,7 +146,7 @@ bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char 
         can = false;
         snprintf(why_not, nlen, "%s", CAMPAIGN_NO_RULES);
     }
-    if (can && c->last.seq <= c->undo_from) {
+    if (can && a->seq <= c->undo_from) {
         can = false;
         snprintf(why_not, nlen,
                  "This was done before this server could undo actions; only what is done from "
@@ -145,6 +155,12 @@ bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char 
     text_cut_utf8(what);
     text_cut_utf8(why_not);
     return can || why_not[0];
+}
+
+bool campaign_undo_info(const struct campaign *c, char *what, size_t wlen, char *why_not,
+                        size_t nlen)
+{
+    return describe(c, &c->last, what, wlen, why_not, nlen);
 }
 
 /* The tokens each side has, as the ledger now says. */
@@ -180,11 +196,149 @@ static enum cres rephase(struct db *db, struct campaign *c, int number)
     return battle_save(db, c, b);
 }
 
-enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_t **undone,
-                        struct cerr *e)
+/* The side a logged roll or reserve choice is of. */
+static enum side entry_side(const struct log_action *a)
+{
+    enum side s = SIDE_ALLIES;
+    side_parse(dstr(a->detail, "side")[0] ? dstr(a->detail, "side") : a->actor, &s);
+    return s;
+}
+
+/* 1: victory events and pre-battle rolls; 2: reserve rolls and choices; 0: anything else. */
+static int step_rank(const struct undo_step *s)
+{
+    if (strcmp(s->action, "reserve_choice") == 0)
+        return 2;
+    if (strcmp(s->action, "roll") != 0 || !s->purpose)
+        return 0;
+    if (strcmp(s->purpose, "reserve") == 0)
+        return 2;
+    return strcmp(s->purpose, "victory_events") == 0 || strcmp(s->purpose, "pre_battle") == 0;
+}
+
+bool undo_independent(const struct undo_step *target, const struct undo_step *later)
+{
+    int k = step_rank(target);
+    return k && step_rank(later) == k && later->side != target->side &&
+           later->battle == target->battle;
+}
+
+static struct undo_step entry_step(const struct log_action *a)
+{
+    return (struct undo_step){a->action, entry_side(a), dint(a->detail, "battle"),
+                              dstr(a->detail, "purpose")};
+}
+
+/* A log line as db_log_from gives it (row i), into *a: its detail a new reference. */
+static bool entry_read(PGresult *r, int i, struct log_action *a)
+{
+    a->seq = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    snprintf(a->actor, sizeof a->actor, "%s", PQgetvalue(r, i, 1));
+    snprintf(a->action, sizeof a->action, "%s", PQgetvalue(r, i, 2));
+    a->detail = json_loads(PQgetvalue(r, i, 3), 0, NULL);
+    return a->detail != NULL;
+}
+
+/*
+ * The earlier action `t` names, into *a (its detail a new reference, to let go of: NULL unless
+ * C_OK), and in `after` what done since stops it from being undone ("" when nothing does), in
+ * words: "the Allies' reserve choice for battle 2 came after it; undo that first."
+ */
+static enum cres earlier_action(struct db *db, const struct campaign *c,
+                                const struct undo_target *t, struct log_action *a, char *after,
+                                size_t alen, struct cerr *e)
+{
+    bool roll = t->kind == UNDO_ROLL;
+    char n[16];
+    snprintf(n, sizeof n, "%d", t->n);
+    after[0] = '\0';
+    PGresult *r = db_log_from(db, c->id, roll ? "roll" : "reserve_choice", n,
+                              roll ? NULL : side_name(t->side));
+    if (!r)
+        return C_DBERR;
+    enum cres rc = C_OK;
+    if (PQntuples(r) == 0)
+        rc = roll ? refuse(e, PROBLEM_NOT_UNDOABLE, "roll", "This campaign has no roll %d.", t->n)
+                  : refuse(e, PROBLEM_NOT_UNDOABLE, "reserve_choice",
+                           "The %s have made no reserve choice for battle %d.", side_title(t->side),
+                           t->n);
+    else if (PQgetvalue(r, 0, 4)[0] == 't')
+        rc = roll ? refuse(e, PROBLEM_NOT_UNDOABLE, "roll", "Roll %d is undone already.", t->n)
+                  : refuse(e, PROBLEM_NOT_UNDOABLE, "reserve_choice",
+                           "The %s' reserve choice for battle %d is undone already.",
+                           side_title(t->side), t->n);
+    else if (!entry_read(r, 0, a))
+        rc = C_DBERR;
+    const struct undo_step target = rc == C_OK ? entry_step(a) : (struct undo_step){0};
+    for (int i = 1; rc == C_OK && !after[0] && i < PQntuples(r); i++) {
+        struct log_action later;
+        if (PQgetvalue(r, i, 4)[0] == 't')
+            continue; /* undone itself */
+        if (!entry_read(r, i, &later)) {
+            rc = C_DBERR;
+            break;
+        }
+        const struct undo_step step = entry_step(&later);
+        if (!undo_independent(&target, &step)) {
+            char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
+            describe(c, &later, what, sizeof what, why_not, sizeof why_not);
+            bool own = step.side == target.side && strcmp(later.actor, "organizer") != 0;
+            snprintf(after, alen, "%s came after it%s", what,
+                     own ? "; undo that first." : " and may depend on it.");
+            text_cut_utf8(after);
+        }
+        json_decref(later.detail);
+    }
+    PQclear(r);
+    if (rc != C_OK) {
+        json_decref(a->detail);
+        a->detail = NULL;
+    }
+    return rc;
+}
+
+static enum cres undo_action(struct db *db, struct campaign *c, enum role role,
+                             const struct log_action *a, json_t **undone, struct cerr *e);
+
+enum cres campaign_undo(struct db *db, struct campaign *c, enum role role,
+                        const struct undo_target *t, json_t **undone, struct cerr *e)
+{
+    if (t->kind == UNDO_LAST)
+        return undo_action(db, c, role, &c->last, undone, e);
+    /* An earlier action: rules, an open campaign, the action, what came after it. */
+    if (!campaign_ruleset(c, e))
+        return C_REFUSED;
+    if (c->finished)
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
+    struct log_action a = {0};
+    char after[UNDO_TEXT_MAX];
+    enum cres rc = earlier_action(db, c, t, &a, after, sizeof after, e);
+    if (rc != C_OK)
+        return rc;
+    char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
+    describe(c, &a, what, sizeof what, why_not, sizeof why_not);
+    if (why_not[0])
+        rc = refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "That action, %s, cannot be undone. %s", what,
+                    why_not);
+    else if (role != ROLE_ORGANIZER && strcmp(a.actor, role_name(role)) != 0)
+        rc = refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
+                    "This would undo %s: only the %s or the organizer can undo it.", what,
+                    side_words(a.actor));
+    else if (after[0])
+        rc = refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "%c%s cannot be undone now: %s",
+                    toupper((unsigned char)what[0]), what + 1, after);
+    else
+        rc = undo_action(db, c, role, &a, undone, e);
+    json_decref(a.detail);
+    return rc;
+}
+
+/* Undoes logged action `a`: the last one, or an earlier one campaign_undo found free to be. */
+static enum cres undo_action(struct db *db, struct campaign *c, enum role role,
+                             const struct log_action *a, json_t **undone, struct cerr *e)
 {
     char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
-    bool known = campaign_undo_info(c, what, sizeof what, why_not, sizeof why_not);
+    bool known = describe(c, a, what, sizeof what, why_not, sizeof why_not);
     /* What follows an undo (a battle's phase again) is worked out by the rules: without them,
      * refused as every other write is. */
     if (known && !campaign_ruleset(c, e))
@@ -197,7 +351,7 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
     if (c->finished)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
     char actor[16];
-    snprintf(actor, sizeof actor, "%s", c->last.actor);
+    snprintf(actor, sizeof actor, "%s", a->actor);
     if (role != ROLE_ORGANIZER && strcmp(actor, role_name(role)) != 0) {
         if (strcmp(actor, "organizer") == 0)
             return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
@@ -207,10 +361,10 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role, json_
                       side_words(actor));
     }
     /* Everything needed from the entry, before the campaign is read again. */
-    long long seq = c->last.seq;
+    long long seq = a->seq;
     char action[32], side[16], purpose[32], event[RS_ID_MAX], seqtext[24], num[16];
-    snprintf(action, sizeof action, "%s", c->last.action);
-    json_t *d = json_incref(c->last.detail);
+    snprintf(action, sizeof action, "%s", a->action);
+    json_t *d = json_incref(a->detail);
     snprintf(side, sizeof side, "%s", dstr(d, "side")[0] ? dstr(d, "side") : actor);
     snprintf(purpose, sizeof purpose, "%s", dstr(d, "purpose"));
     snprintf(event, sizeof event, "%s", dstr(d, "event"));

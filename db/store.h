@@ -144,6 +144,11 @@ PGresult *db_outbox_status(struct db *db, const char *scope);
 bool db_action_stamp(struct db *db, const char *campaign);
 bool db_action_unwrite(struct db *db, const char *campaign, const char *seq);
 PGresult *db_ledger_balances(struct db *db, const char *campaign); /* side, balance */
+/* The log line of roll `n` ($2 "roll") or of `side`'s reserve choice in battle `n` ($2
+ * "reserve_choice": the one not undone, if any), then every action on the game logged after it:
+ * rows of seq, actor, action, detail (JSON text), undone ("t"/"f"). No row: no such line. */
+PGresult *db_log_from(struct db *db, const char *campaign, const char *action, const char *n,
+                      const char *side);
 bool db_roll_void(struct db *db, const char *campaign, const char *n);
 bool db_choice_delete(struct db *db, const char *campaign, const char *battle, const char *side);
 bool db_battle_delete(struct db *db, const char *campaign, const char *battle);

@@ -333,23 +333,55 @@ function finishAction(st) {
     start, confirm, err);
 }
 
-// Undo the last action, where this key may: the confirmation says what will be undone.
+// Undo the last action, where this key may: the confirmation says what will be undone. Then a
+// side's own earlier entry the other side has gone on from (earlierUndos).
 export function undoAction(st) {
   const u = st.c.undo;
   if (!u || !st.role) return null;
+  const earlier = earlierUndos(st).map((x) => undoCard(st, x));
   if (!u.who.includes(st.role)) {
-    if (!u.why_not) return null;
-    return h('p', { class: 'hint', id: 'undo-not', text: `The last action (${u.what}) cannot be undone: ${u.why_not}` });
+    if (!u.why_not) return earlier.length ? earlier : null;
+    return [h('p', { class: 'hint', id: 'undo-not', text: `The last action (${u.what}) cannot be undone. ${u.why_not}` }), ...earlier];
   }
-  const err = errorSlot('err-undo');
-  const start = h('button', { type: 'button', class: 'secondary', id: 'undo' }, 'Undo…');
-  const yes = h('button', { type: 'button', class: 'danger', id: 'confirm-undo', hidden: true }, `Yes, undo ${u.what}`);
+  return [undoCard(st, { id: 'undo', what: u.what, body: {} }, 'Last action: '), ...earlier];
+}
+
+// One undo: a button, then a confirmation that says what will be undone. Tied to the version
+// this page showed: if anything was done since, the server refuses (412) and the page shows
+// what can be undone now.
+function undoCard(st, { id, what, body }, lead) {
+  const err = errorSlot(`err-${id}`);
+  const start = h('button', { type: 'button', class: 'secondary', id }, lead ? 'Undo…' : `Undo ${what}…`);
+  const yes = h('button', { type: 'button', class: 'danger', id: `confirm-${id}`, hidden: true }, `Yes, undo ${what}`);
   start.addEventListener('click', () => { yes.hidden = false; yes.focus(); });
-  // Tied to the version this page showed: if anything was done since, the server refuses
-  // (412) and the page shows what Undo would undo now.
-  yes.addEventListener('click', () => perform(st, { path: `/campaigns/${st.id}/undo`, body: {}, button: yes, err, ifMatch: st.shown, done: `Undone: ${u.what}.` }));
-  return h('div', { class: 'card undo', id: 'act-undo' }, h('p', {}, 'Last action: ', h('strong', { id: 'undo-what', text: u.what }), '.'),
+  yes.addEventListener('click', () => perform(st, { path: `/campaigns/${st.id}/undo`, body, button: yes, err, ifMatch: st.shown, done: `Undone: ${what}.` }));
+  return h('div', { class: 'card undo', id: `act-${id}` }, lead ? h('p', {}, lead, h('strong', { id: `${id}-what`, text: what }), '.') : null,
     start, yes, err);
+}
+
+const ROLL_WORDS = { reserve: 'reserve roll', victory_events: 'victory event roll', pre_battle: 'pre-battle roll' };
+
+// What a side entered in the battle being played and may undo after the other side went on (the
+// Allies mistyped their dice, then the Axis rolled): its reserve choice, else its latest roll
+// from the table. The organizer is offered each side's. Not when Undo above takes it back (the
+// side's own action is the last), and the server says why not if something since depends on it.
+export function earlierUndos(st) {
+  const c = st.c;
+  const b = st.battle;
+  const u = c.undo;
+  if (!st.role || c.status !== 'active' || !b || b.number !== c.current_battle) return [];
+  const out = [];
+  for (const s of st.role === 'organizer' ? SIDES : [st.role]) {
+    if (u && u.by === s && !u.why_not) continue;
+    const whose = st.role === 'organizer' ? `the ${SIDE_TITLE[s]}'` : 'your';
+    if (b.reserves && b.reserves[s] && b.reserves[s].chosen) {
+      out.push({ id: `undo-choice-${s}`, what: `${whose} reserve choice for battle ${b.number}`, body: { reserve_choice: { battle: b.number, side: s } } });
+      continue;
+    }
+    const r = st.rolls.filter((x) => x.side === s && x.battle === b.number && !x.voided && x.source === 'table' && ROLL_WORDS[x.purpose]).pop();
+    if (r) out.push({ id: `undo-roll-${r.n}`, what: `${whose} ${ROLL_WORDS[r.purpose]} for battle ${b.number} (${facesWords(r.faces)})`, body: { roll: r.n } });
+  }
+  return out;
 }
 
 export function actionsPanel(st) {

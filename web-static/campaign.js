@@ -134,6 +134,7 @@ function commit(st, r, details, again = false) {
 // current when it is not.
 async function reload(st, full) {
   const r = await api('GET', `/campaigns/${st.id}`, { etag: full ? undefined : st.etag });
+  setStatus(st, 'live'); // the server answered: the page need not wait for the next poll to say so
   if (r.status === 304) return;
   commit(st, r, await loadDetails(st, r.data), true);
 }

@@ -69,7 +69,9 @@ function take(st, r) {
 }
 
 async function reload(st) {
-  take(st, await api('GET', `/grand-campaigns/${st.id}`));
+  const r = await api('GET', `/grand-campaigns/${st.id}`);
+  setStatus(st, 'live'); // the server answered (see the campaign's page)
+  take(st, r);
 }
 
 function live(st) {

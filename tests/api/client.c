@@ -113,6 +113,18 @@ void expect_status(struct http_resp *r, long status, const char *what)
     http_free(r);
 }
 
+void camp_copy_to(const struct daemon *to, const struct camp *c)
+{
+    struct http_resp *r = camp_get(&api_daemon, c, "/export");
+    struct http_resp *imp =
+        api(to, "POST", "/api/v1/campaigns/import", NULL, ANYONE, r->body, NULL);
+    if (imp->status != 201)
+        fprintf(stderr, "\nimport: %s\n", imp->body);
+    CU_ASSERT_EQUAL(imp->status, 201);
+    http_free(imp);
+    http_free(r);
+}
+
 int other_daemon_start(struct daemon *d, char **db, const char *prefix)
 {
     *db = tk_new_database(prefix);

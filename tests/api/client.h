@@ -62,6 +62,8 @@ void *long_poll_thread(void *arg);
  * it runs; and its tear-down: 0 when it stopped cleanly. */
 int other_daemon_start(struct daemon *d, char **db, const char *prefix);
 int other_daemon_stop(struct daemon *d, char **db);
+/* Campaign c exported from the suites' daemon and imported into `to` (asserted: 201). */
+void camp_copy_to(const struct daemon *to, const struct camp *c);
 
 /* Asserts a problem+json reply with this status and code. */
 void assert_problem(const struct http_resp *r, long status, const char *code);

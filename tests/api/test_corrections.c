@@ -85,6 +85,26 @@ static void same_as(json_t *before, json_t *after, const char *what)
     CU_ASSERT_TRUE(same);
 }
 
+/* Campaign c exported and imported into the other daemon reads the same there, but for what an
+ * import gives anew: its last action (the import, which cannot be undone), its seed and keys,
+ * and the times things were written. */
+static void same_after_import(const struct camp *c, const char *what)
+{
+    camp_copy_to(&other, c);
+    json_t *here = snapshot(&api_daemon, c), *there = snapshot(&other, c);
+    static const char *const differ[] = {"undo", "seed_commitment", "seed_epoch", "seeds",
+                                         "key_tags"};
+    for (size_t k = 0; k < sizeof differ / sizeof differ[0]; k++) {
+        json_object_del(json_object_get(here, "standing"), differ[k]);
+        json_object_del(json_object_get(there, "standing"), differ[k]);
+    }
+    strip_times(here);
+    strip_times(there);
+    same_as(here, there, what);
+    json_decref(here);
+    json_decref(there);
+}
+
 /* Does `body` as `who`, undoes it as `undoer`, checks everything is as before, and does it
  * again (the table's corrected action). */
 static void do_undo_redo(const struct camp *c, enum who who, const char *path, const char *body,
@@ -196,32 +216,7 @@ static void test_every_action_undone(void)
     CU_ASSERT_EQUAL(by_axis, 4);
     http_free(r);
     /* The whole record, undos and all, survives export and import, and verifies. */
-    r = camp_get(&api_daemon, &c, "/export");
-    struct http_resp *imp =
-        api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, r->body, NULL);
-    if (imp->status != 201)
-        fprintf(stderr, "\nimport: %s\n", imp->body);
-    CU_ASSERT_EQUAL(imp->status, 201);
-    http_free(imp);
-    http_free(r);
-    json_t *here = snapshot(&api_daemon, &c), *there = snapshot(&other, &c);
-    /* There, the last action is the import, and it cannot be undone. */
-    json_object_del(json_object_get(here, "standing"), "undo");
-    json_object_del(json_object_get(there, "standing"), "undo");
-    json_object_del(json_object_get(here, "standing"), "seed_commitment");
-    json_object_del(json_object_get(there, "standing"), "seed_commitment");
-    json_object_del(json_object_get(here, "standing"), "seed_epoch");
-    json_object_del(json_object_get(there, "standing"), "seed_epoch");
-    json_object_del(json_object_get(here, "standing"), "seeds");
-    json_object_del(json_object_get(there, "standing"), "seeds");
-    /* An import is given new keys. */
-    json_object_del(json_object_get(here, "standing"), "key_tags");
-    json_object_del(json_object_get(there, "standing"), "key_tags");
-    strip_times(here);
-    strip_times(there);
-    same_as(here, there, "nothing: the import of a record with undos");
-    json_decref(here);
-    json_decref(there);
+    same_after_import(&c, "nothing: the import of a record with undos");
 }
 
 /* An Island Hoppers campaign at the table: the Allies' What-if infantry, the Axis' `axis_face`,
@@ -386,6 +381,162 @@ static void test_who_may_undo(void)
     r = camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{}");
     assert_problem(r, 409, "not-undoable");
     http_free(r);
+}
+
+/* `body` posted to undo as `who` is refused with 409 not-undoable, its detail saying `words`,
+ * and changes nothing. */
+static void undo_refused(const struct camp *c, enum who who, const char *body, const char *words)
+{
+    long long version = camp_version(&api_daemon, c);
+    struct http_resp *r = camp_post(&api_daemon, c, who, "/undo", body);
+    assert_problem(r, 409, "not-undoable");
+    const char *detail = http_str(r, "detail");
+    if (!detail || !strstr(detail, words))
+        fprintf(stderr, "\nundo %s: wanted \"%s\" in %s\n", body, words, r->body);
+    CU_ASSERT_PTR_NOT_NULL(detail && strstr(detail, words));
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, c), version);
+}
+
+/* The faces of side `side`'s reserve roll in battle 1, as the battle shows them ("" for none). */
+static void reserve_faces(const struct camp *c, const char *side, char *out, size_t len)
+{
+    struct http_resp *r = camp_get(&api_daemon, c, "/battles/1");
+    char path[64];
+    snprintf(path, sizeof path, "reserves.%s.faces", side);
+    json_t *f = http_json_at(r, path);
+    char *text = json_is_array(f) ? json_dumps(f, JSON_COMPACT) : NULL;
+    snprintf(out, len, "%s", text ? text : "");
+    free(text);
+    http_free(r);
+}
+
+static bool waiting_for(const struct camp *c, const char *need)
+{
+    struct http_resp *r = camp_get(&api_daemon, c, "");
+    bool found = false;
+    json_t *w = http_json_at(r, "waiting_for");
+    for (size_t i = 0; i < json_array_size(w); i++)
+        found = found || strcmp(json_string_value(json_array_get(w, i)), need) == 0;
+    http_free(r);
+    return found;
+}
+
+/* A side's earlier table roll or reserve choice is undone after the other side went on (the
+ * Axis let the server roll after the Allies mistyped their dice): the Allies' roll is voided and
+ * keeps its number, the Axis' roll and choice stand as they were, and the Allies enter their
+ * faces again. What depends on the action stops it (its own choice, the result), and so does
+ * everything the last action's undo refuses; the record survives export and import. */
+static void test_undo_earlier(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(
+        &api_daemon, "{\"name\":\"earlier\",\"ruleset\":\"standard\",\"dice\":\"either\"}", &c));
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles", BATTLE_A), 201, "battle");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                            "{\"faces\":[\"flag\",\"flag\"]}"),
+                  201, "the Allies' mistyped roll"); /* roll 1 */
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll", "{}"), 201,
+                  "the Axis' server roll"); /* roll 2 */
+    char axis_faces[64], faces[64];
+    reserve_faces(&c, "axis", axis_faces, sizeof axis_faces);
+    CU_ASSERT_NOT_EQUAL(axis_faces[0], '\0');
+    /* The last action is the server's roll: no undo of the last action takes the Allies' back. */
+    undo_refused(&c, ALLIES, "{}", "rolled again");
+    /* Not theirs to take back, nor a server roll, nor a roll there is not. */
+    undo_refused(&c, AXIS, "{\"roll\":1}", "only the Allies or the organizer");
+    undo_refused(&c, ORGANIZER, "{\"roll\":2}", "rolled again");
+    undo_refused(&c, ALLIES, "{\"roll\":99}", "no roll 99");
+    undo_refused(&c, ALLIES, "{\"reserve_choice\":{\"battle\":1,\"side\":\"allies\"}}",
+                 "no reserve choice for battle 1");
+    long long version = camp_version(&api_daemon, &c);
+    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/undo", "{\"roll\":0}");
+    assert_problem(r, 400, "invalid-field");
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ALLIES, "/undo",
+                  "{\"roll\":1,\"reserve_choice\":{\"battle\":1,\"side\":\"allies\"}}");
+    assert_problem(r, 400, "invalid-field");
+    http_free(r);
+    r = camp_post(&api_daemon, &c, ALLIES, "/undo", "{\"reserve_choice\":{\"battle\":1}}");
+    assert_problem(r, 400, "missing-field");
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), version);
+
+    /* The Allies take theirs back. */
+    r = camp_post(&api_daemon, &c, ALLIES, "/undo", "{\"roll\":1}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undone.what"),
+                           "the Allies' reserve roll for battle 1 (Flag, Flag)");
+    /* What the last action's undo would undo is still the Axis' server roll, which it cannot. */
+    CU_ASSERT_STRING_EQUAL(http_str(r, "undo.by"), "axis");
+    CU_ASSERT_PTR_NOT_NULL(http_str(r, "undo.why_not"));
+    http_free(r);
+    r = camp_get(&api_daemon, &c, "/rolls");
+    CU_ASSERT_EQUAL(json_array_size(r->json), 2);
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "0.voided")));
+    CU_ASSERT_FALSE(json_is_true(http_json_at(r, "1.voided")));
+    http_free(r);
+    reserve_faces(&c, "allies", faces, sizeof faces);
+    CU_ASSERT_STRING_EQUAL(faces, "");
+    reserve_faces(&c, "axis", faces, sizeof faces);
+    CU_ASSERT_STRING_EQUAL(faces, axis_faces);
+    CU_ASSERT_TRUE(waiting_for(&c, "allies:reserve-roll"));
+    CU_ASSERT_TRUE(waiting_for(&c, "axis:reserve-choice"));
+    undo_refused(&c, ALLIES, "{\"roll\":1}", "undone already");
+    /* Entered again: roll 3. */
+    r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                  "{\"faces\":[\"flag\",\"star\"]}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "roll"), 3);
+    http_free(r);
+
+    /* Their choice from those dice depends on them: undone first. The Axis choose meanwhile. */
+    expect_status(
+        camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice", "{\"options\":[]}"), 200,
+        "the Allies' choice");
+    expect_status(camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-choice", "{\"options\":[]}"),
+                  200, "the Axis' choice");
+    undo_refused(&c, ALLIES, "{\"roll\":3}",
+                 "the Allies' reserve choice for battle 1 came after "
+                 "it; undo that first");
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/undo",
+                            "{\"reserve_choice\":{\"battle\":1,\"side\":\"allies\"}}"),
+                  200, "the Allies' choice undone after the Axis chose");
+    CU_ASSERT_TRUE(waiting_for(&c, "allies:reserve-choice"));
+    CU_ASSERT_FALSE(waiting_for(&c, "axis:reserve-choice"));
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/undo", "{\"roll\":3}"), 200,
+                  "the organizer undoes the Allies' roll");
+    CU_ASSERT_TRUE(waiting_for(&c, "allies:reserve-roll"));
+    r = camp_get(&api_daemon, &c, "/battles/1");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "phase"), "reserves");
+    CU_ASSERT_PTR_NOT_NULL(http_json_at(r, "reserves.axis.chosen"));
+    CU_ASSERT_FALSE(json_is_null(http_json_at(r, "reserves.axis.chosen")));
+    http_free(r);
+    /* Done again, and the battle played: its result depends on every roll before it. */
+    expect_status(camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                            "{\"faces\":[\"star\",\"star\"]}"),
+                  201, "roll 4");
+    expect_status(
+        camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-choice", "{\"options\":[]}"), 200,
+        "chosen again");
+    expect_status(camp_post(&api_daemon, &c, ORGANIZER, "/battles/1/result",
+                            "{\"winner\":\"allies\",\"medals\":{\"allies\":6,\"axis\":2}}"),
+                  200, "result");
+    undo_refused(&c, ORGANIZER, "{\"reserve_choice\":{\"battle\":1,\"side\":\"axis\"}}",
+                 "the result of battle 1 (Allies won, medals Allies 6, Axis 2) came after it and "
+                 "may depend on it");
+    /* Every undo is in the log, naming the line it undid. */
+    r = camp_get(&api_daemon, &c, "/log");
+    int undos = 0;
+    for (size_t i = 0; i < json_array_size(r->json); i++) {
+        json_t *e = json_array_get(r->json, i);
+        undos += strcmp(json_string_value(json_object_get(e, "action")), "undo") == 0 &&
+                 json_is_integer(json_object_get(json_object_get(e, "detail"), "undid"));
+    }
+    CU_ASSERT_EQUAL(undos, 3);
+    http_free(r);
+    /* The record survives export and import. */
+    same_after_import(&c, "nothing: the import of a record with earlier actions undone");
 }
 
 /* The standing's tags of the three keys (organizer, allies, axis): 8 hex digits each. */
@@ -630,6 +781,8 @@ void register_corrections_tests(void)
     CU_add_test(s, "an undo decided on an older version is refused", test_undo_if_match);
     CU_add_test(s, "a server roll is never undone", test_server_roll_never);
     CU_add_test(s, "who may undo what", test_who_may_undo);
+    CU_add_test(s, "a side's earlier table roll or choice undone after the other side went on",
+                test_undo_earlier);
     CU_add_test(s, "a new key for a role: the old one refused at once", test_key_reissue);
     CU_add_test(s, "a replaced key replays its own lost answer, never its successor's",
                 test_lost_answer_to_own_reissue);

@@ -651,7 +651,7 @@ try {
   await fAllies.click('#enter-reserve-roll');
   await fAllies.waitForSelector('#undo');
   await fAllies.click('#undo');
-  check((await text(fAllies, '#confirm-undo')).includes('the Allies\' reserve roll for battle 1 (flag, flag)'), 'the undo says what it will undo');
+  check((await text(fAllies, '#confirm-undo')).includes('the Allies\' reserve roll for battle 1 (Flag, Flag)'), 'the undo says what it will undo, naming the faces as the page does');
   await shotBoth(fAllies, '10-undo-confirm');
   await fAllies.click('#confirm-undo');
   await fAllies.waitForSelector('#act-reserve-roll .picker', { timeout: 5000 });
@@ -686,6 +686,22 @@ try {
   check(await fAxis.locator('#undo-not').count() === 1 && (await text(fAxis, '#undo-not')).includes('never undone'), 'and is told why');
   const refused = await (await fetch(`${BASE}/api/v1/campaigns/${fx.id}/undo`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.organizer_key}` }, body: '{}' })).json();
   check(refused.code === 'not-undoable', 'and the server refuses it');
+  // The Allies see they tapped their dice in wrong after the Axis let the server roll: the last
+  // action is the Axis', yet the Allies' own table roll can be undone, and the Axis' roll stands.
+  await fAllies.waitForSelector('#undo-roll-3', { timeout: 5000 }).catch(() => {});
+  check(await fAxis.locator('[id^="undo-roll-"], [id^="undo-choice-"]').count() === 0, 'the Axis are offered nothing of the Allies\' to undo');
+  const offered = await fAllies.locator('#undo-roll-3').count() === 1;
+  if (offered) await fAllies.click('#undo-roll-3');
+  check(offered && (await text(fAllies, '#confirm-undo-roll-3')).includes('your reserve roll for battle 1 (Star, Infantry)'), 'a side\'s own table roll is offered to undo after the other side rolled on the server');
+  await fAllies.click('#confirm-undo-roll-3');
+  await fAllies.waitForSelector('#act-reserve-roll .picker', { timeout: 5000 });
+  fRolls = await get(`/campaigns/${fx.id}/rolls`);
+  check(fRolls.length === 4 && fRolls[2].voided === true && fRolls[3].voided !== true && fRolls[3].source === 'server',
+    'undone: the Allies\' roll voided, the Axis\' server roll stands');
+  for (const f of ['star', 'infantry']) await fAllies.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await fAllies.click('#enter-reserve-roll');
+  await fAllies.waitForSelector('#act-reserve-choice');
+  await fAxis.waitForSelector('#act-reserve-choice');
   await fAllies.click('#confirm-choice');
   await fAxis.click('#confirm-choice');
 
@@ -714,6 +730,30 @@ try {
   await fOrg.click('#record-result');
   await fOrg.click('#confirm-result');
   await fOrg.waitForSelector('#act-new-battle');
+
+  // The page's word on its connection follows what the server answers. A tap on Refresh, the
+  // connection fine, never says "Reconnecting…"; while the long poll fails (here: refused on its
+  // way), a read that the server answers says "Live" at once, not after the next poll.
+  const watchStatus = () => fOrg.evaluate(() => {
+    window.statusSeen = [];
+    new MutationObserver(() => window.statusSeen.push(document.querySelector('#status').dataset.status))
+      .observe(document.querySelector('#status'), { attributes: true, attributeFilter: ['data-status'] });
+  });
+  await watchStatus();
+  await fOrg.click('#refresh');
+  await new Promise((r) => setTimeout(r, 1500));
+  let seen = await fOrg.evaluate(() => window.statusSeen);
+  check(!seen.includes('reconnecting'), `a tap on Refresh never says Reconnecting… (${seen.join(', ') || 'no change'})`);
+  await fOrg.route(/wait=25/, (route) => route.abort());
+  await fOrg.click('#refresh');
+  await fOrg.waitForFunction(() => document.querySelector('#status').dataset.status === 'reconnecting', null, { timeout: 10000 });
+  await watchStatus();
+  await fOrg.click('#refresh');
+  await new Promise((r) => setTimeout(r, 500));
+  seen = await fOrg.evaluate(() => window.statusSeen);
+  check(seen.includes('live'), `a read the server answers says Live at once (${seen.join(', ') || 'no change'})`);
+  await fOrg.unroute(/wait=25/);
+  await fOrg.click('#refresh');
 
   // A short drop: the organizer offline while the battle is set up and rolled in elsewhere; back
   // online, the page shows it within seconds.

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int n;
     struct result_input res;
     struct grand_next_input gn;
-    switch (data[0] % 7) {
+    struct undo_target ut;
+    switch (data[0] % 8) {
     case 0:
         if (parse_create(body, "", &ci, &list, &e) && (!ci.name || !ci.rse))
             abort(); /* accepted without the required fields */
@@ -72,6 +73,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int s = 0; s < SIDE_COUNT; s++)
                 if (gn.tokens[s] < 0 || gn.tokens[s] > 99)
                     abort(); /* a campaign started with tokens a creation refuses */
+        break;
+    case 6:
+        if (parse_undo(body, &ut, &e) && ut.kind != UNDO_LAST &&
+            (ut.n < 1 || (ut.kind == UNDO_CHOICE && ut.n > MAX_BATTLES)))
+            abort(); /* an action no campaign can have */
         break;
     default:
         parse_empty(body, &e);
