@@ -8,7 +8,7 @@ import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
 import { verifyRolls, diceStats } from './verify.js';
-import { actionsPanel, afterRefusal, undoAction, errorSlot, showError } from './actions.js';
+import { actionsPanel, afterRefusal, earlierUndos, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
 import { linkCard, linkFor, readOnlyCard, reissueControl } from './share.js';
 import { chatPanel } from './chat.js';
@@ -272,7 +272,8 @@ function paintNow(st) {
     st.sig = sig;
     st.nowParts.actions.replaceChildren(actionsPanel(st));
   }
-  const undoSig = JSON.stringify([st.role, c.undo]);
+  // (An earlier action undone leaves the last one as it was: what else may be undone is in it.)
+  const undoSig = JSON.stringify([st.role, c.undo, earlierUndos(st).map((x) => x.id)]);
   if (undoSig !== st.undoSig) {
     st.undoSig = undoSig;
     fill(st.nowParts.undo, undoAction(st));

@@ -695,6 +695,9 @@ try {
   check(offered && (await text(fAllies, '#confirm-undo-roll-3')).includes('your reserve roll for battle 1 (Star, Infantry)'), 'a side\'s own table roll is offered to undo after the other side rolled on the server');
   await fAllies.click('#confirm-undo-roll-3');
   await fAllies.waitForSelector('#act-reserve-roll .picker', { timeout: 5000 });
+  await fOrg.waitForFunction(() => !document.querySelector('#undo-roll-3'), null, { timeout: 5000 }).catch(() => {});
+  check(await fAllies.locator('#undo-roll-3').count() === 0 && await fOrg.locator('#undo-roll-3').count() === 0,
+    'once undone, no page offers to undo that roll again');
   fRolls = await get(`/campaigns/${fx.id}/rolls`);
   check(fRolls.length === 4 && fRolls[2].voided === true && fRolls[3].voided !== true && fRolls[3].source === 'server',
     'undone: the Allies\' roll voided, the Axis\' server roll stands');
