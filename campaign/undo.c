@@ -311,7 +311,7 @@ enum cres campaign_undo(struct db *db, struct campaign *c, enum role role,
     if (c->finished)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
     struct log_action a = {0};
-    char after[UNDO_TEXT_MAX];
+    char after[UNDO_TEXT_MAX + 64]; /* what came after, and why that stops it */
     enum cres rc = earlier_action(db, c, t, &a, after, sizeof after, e);
     if (rc != C_OK)
         return rc;
