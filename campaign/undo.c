@@ -282,7 +282,7 @@ static enum cres earlier_action(struct db *db, const struct campaign *c,
         if (!undo_independent(&target, &step)) {
             char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
             describe(c, &later, what, sizeof what, why_not, sizeof why_not);
-            bool own = step.side == target.side && strcmp(later.actor, "organizer") != 0;
+            bool own = step_rank(&step) && step.side == target.side;
             snprintf(after, alen, "%s came after it%s", what,
                      own ? "; undo that first." : " and may depend on it.");
             text_cut_utf8(after);

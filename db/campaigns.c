@@ -38,10 +38,8 @@
  * on the game): [seq, actor, action, detail], or null. */
 #define CAMPAIGN_LAST_ACTION                                                                        \
     "(SELECT json_build_array(l.seq, l.actor, l.action, l.detail) FROM event_log l "                 \
-    "WHERE l.campaign_id = c.id AND l.action NOT IN ('undo', 'key_reissued', 'chat_set') "           \
-    "AND NOT EXISTS "                                                                                \
-    "(SELECT 1 FROM event_log u WHERE u.campaign_id = c.id AND u.action = 'undo' "                  \
-    "AND (u.detail ->> 'undid')::bigint = l.seq) ORDER BY l.seq DESC LIMIT 1)"
+    "WHERE l.campaign_id = c.id AND l.action NOT IN " DB_LOG_NOT_GAME " "                            \
+    "AND NOT " DB_LOG_UNDONE("c.id", "l") " ORDER BY l.seq DESC LIMIT 1)"
 #define CAMPAIGN_COLUMNS                                                                            \
     CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", "                                     \
     CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF ", " CAMPAIGN_HELD ", " CAMPAIGN_LAST_ACTION ", "         \

@@ -47,19 +47,15 @@ PGresult *db_ledger_balances(struct db *db, const char *campaign)
     return db_exec(db, &st_balances, p);
 }
 
-/* Whether the log line l is undone; the lines that are not actions on the game (as in
- * CAMPAIGN_LAST_ACTION, db/campaigns.c). */
-#define LOG_UNDONE                                                                                 \
-    "EXISTS (SELECT 1 FROM event_log u WHERE u.campaign_id = $1::uuid AND u.action = 'undo' "      \
-    "AND (u.detail ->> 'undid')::bigint = l.seq)"
+#define LOG_UNDONE DB_LOG_UNDONE("$1::uuid", "l")
 static struct db_statement st_log_from = {
     "log_from",
     "WITH t AS (SELECT l.seq FROM event_log l WHERE l.campaign_id = $1::uuid AND l.action = $2 "
     "AND (l.detail ->> CASE WHEN $2 = 'roll' THEN 'n' ELSE 'battle' END)::int = $3::int "
     "AND ($2 = 'roll' OR l.detail ->> 'side' = $4) ORDER BY " LOG_UNDONE ", l.seq DESC LIMIT 1) "
     "SELECT l.seq, l.actor, l.action, l.detail::text, " LOG_UNDONE " FROM event_log l, t "
-    "WHERE l.campaign_id = $1::uuid AND l.seq >= t.seq AND (l.seq = t.seq OR l.action NOT IN "
-    "('undo', 'key_reissued', 'chat_set')) ORDER BY l.seq",
+    "WHERE l.campaign_id = $1::uuid AND l.seq >= t.seq AND (l.seq = t.seq OR l.action NOT "
+    "IN " DB_LOG_NOT_GAME ") ORDER BY l.seq",
     4, 0};
 
 PGresult *db_log_from(struct db *db, const char *campaign, const char *action, const char *n,

@@ -13,6 +13,12 @@
 
 /* A timestamp column as the API shows it: UTC, milliseconds, "2026-05-01T18:30:00.000Z". */
 #define DB_TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+/* Whether event_log line `line` of campaign `campaign` (SQL expressions) is undone; and the
+ * lines that are not actions on the game (an undo, a key re-issued, the chat's link). */
+#define DB_LOG_UNDONE(campaign, line)                                                              \
+    "EXISTS (SELECT 1 FROM event_log u WHERE u.campaign_id = " campaign " AND u.action = 'undo' "  \
+    "AND (u.detail ->> 'undid')::bigint = " line ".seq)"
+#define DB_LOG_NOT_GAME "('undo', 'key_reissued', 'chat_set')"
 
 /* campaigns (db/campaigns.c) */
 long db_campaign_insert(struct db *db, const char *const p[15]);
