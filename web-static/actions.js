@@ -28,15 +28,16 @@ export function afterRefusal(st, e, key) {
   }
 }
 
-// Sends a write. On success the page is read again and `done` said at the top; a refusal is
-// shown in `err` (or the slot of the field it names), and see afterRefusal.
+// Sends a write. On success the page is read again and `done` said at the top (for as long as
+// holdsFor says); a refusal is shown in `err` (or the slot of the field it names), and see
+// afterRefusal.
 async function perform(st, { path, body, button, err, fields, done, queue, ifMatch }) {
   for (const slot of [err, ...Object.values(fields || {})]) slot.hidden = true;
   button.disabled = true;
   const key = st.key;
   try {
     const r = await api('POST', path, { key, body, queue, ifMatch });
-    st.setDone(typeof done === 'function' ? done(r.data) : done, versionOf(r.etag));
+    st.setDone(typeof done === 'function' ? done(r.data) : done, versionOf(r.etag), holdsFor(st, r.data));
     await st.reload(true);
     return r.data;
   } catch (e) {
@@ -52,6 +53,34 @@ async function perform(st, { path, body, button, err, fields, done, queue, ifMat
   }
 }
 
+// How long what a write did stays said at the top once something is done elsewhere (see
+// setDone), from the write's answer `d`: a side's roll while it stands (not undone) and its
+// battle has no result yet, a What-if roll until the next battle is set up; a reserve choice
+// while it is the one recorded and the battle has no result yet. So the other side rolling or
+// choosing at the same time leaves it said. Anything else: null, it goes with the next change.
+export function holdsFor(st, d) {
+  if (!d) return null;
+  const beforePlay = (s) => Boolean(s.battle && s.battle.number === d.battle && !s.battle.result);
+  if (Number.isInteger(d.roll) && Array.isArray(d.faces)) {
+    const stands = (s) => s.rolls.some((x) => x.n === d.roll && !x.voided);
+    if (d.battle) return (s) => beforePlay(s) && stands(s);
+    const battles = st.c ? st.c.battles.length : 0;
+    return (s) => s.c.battles.length === battles && stands(s);
+  }
+  if (Array.isArray(d.chosen) && d.side && d.battle) {
+    const same = (a) => Array.isArray(a) && a.length === d.chosen.length && a.every((o, i) => o.id === d.chosen[i].id && o.grant === d.chosen[i].grant);
+    return (s) => beforePlay(s) && Boolean(s.battle.reserves && s.battle.reserves[d.side] && same(s.battle.reserves[d.side].chosen));
+  }
+  return null;
+}
+
+// What each roll is called at the top once rolled ("Your reserve roll: Star, Infantry."): said
+// so while the battle goes on to its next step, it is not taken for that step's dice.
+const ROLLED_WORDS = {
+  'what-if': 'Your What-if roll', 'what-if-again': 'Your What-if roll', 'victory-events': 'Your victory event roll',
+  'pre-battle-roll': 'Your pre-battle roll', 'reserve-roll': 'Your reserve roll',
+};
+
 // A roll: the server rolls, or the faces rolled at the table are tapped in.
 function rollAction(st, what, count, label, path, explain) {
   const err = errorSlot(`err-${what}`);
@@ -59,8 +88,9 @@ function rollAction(st, what, count, label, path, explain) {
   // At the top afterwards: what came of it, in words (the event a What-if die gave).
   const done = (d) => {
     if (!d || !d.faces) return `${label}: done.`;
-    if (d.event) return `You rolled ${facesWords(d.faces)}: ${d.event.name}. ${d.event.text}`;
-    return `You rolled ${facesWords(d.faces)}${d.hits !== undefined ? `: ${d.hits} hit${d.hits === 1 ? '' : 's'}` : ''}.`;
+    const rolled = `${ROLLED_WORDS[what]}: ${facesWords(d.faces)}`;
+    if (d.event) return `${rolled}: ${d.event.name}. ${d.event.text}`;
+    return `${rolled}${d.hits !== undefined ? `: ${d.hits} hit${d.hits === 1 ? '' : 's'}` : ''}.`;
   };
   const post = (body, button) => perform(st, { path, body, button, err, queue: label, done });
   if (st.c.dice !== 'table') {

@@ -8,7 +8,7 @@ import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
 import { verifyRolls, diceStats } from './verify.js';
-import { actionsPanel, afterRefusal, earlierUndos, undoAction, errorSlot, showError } from './actions.js';
+import { actionsPanel, afterRefusal, earlierUndos, holdsFor, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
 import { linkCard, linkFor, readOnlyCard, reissueControl } from './share.js';
 import { chatPanel } from './chat.js';
@@ -26,10 +26,13 @@ export async function showCampaign(main, id) {
   };
   // The top line: what this page just did, or why it was not done. `version`: the campaign's
   // version it speaks of (a write's own); a change made elsewhere after it clears the line, so
-  // it never says "You rolled ..." of a roll the organizer has since undone.
-  st.setDone = (text, version) => {
+  // it never says "Your reserve roll: ..." of a roll the organizer has since undone. `holds(st)`,
+  // when given, says whether the line is still true of a newer version (actions.js holdsFor): a
+  // side's roll or reserve choice stays said while the other side rolls and chooses too.
+  st.setDone = (text, version, holds) => {
     st.done = text || '';
     st.doneVersion = version || (st.c ? st.c.version : 0);
+    st.doneHolds = holds || null;
     paintNow(st);
   };
   st.queueCount = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`)).length;
@@ -118,11 +121,12 @@ function commit(st, r, details, again = false) {
     st.etag = st.shown;
     return false;
   }
-  if (st.done && r.data.version > st.doneVersion) st.done = ''; // something done since
+  const since = st.done && r.data.version > st.doneVersion; // something done since
   st.c = r.data;
   if (keyTagMoved(st, r.data)) checkKey(st);
   st.battle = details.battle;
   st.rolls = details.rolls;
+  if (since && !(st.doneHolds && st.doneHolds(st))) st.done = '';
   st.etag = r.etag; // only now: every part of the page is as new as this version
   st.shown = r.etag; // the version on screen (a write decided on it sends it as If-Match)
   st.history.clear(); // earlier battles are read again when opened
@@ -176,7 +180,7 @@ function sendQueued(st) {
     // The queue holds every campaign's writes; one of another campaign is said as such.
     const here = item.path.startsWith(`/campaigns/${st.id}/`);
     const what = `${here ? '' : 'In another campaign: '}${item.label}`;
-    st.setDone(error ? `${what} could not be done: ${problemWords(error)}` : `${what}: sent.`, here ? versionOf(etag) : 0);
+    st.setDone(error ? `${what} could not be done: ${problemWords(error)}` : `${what}: sent.`, here ? versionOf(etag) : 0, here && !error ? holdsFor(st, data) : null);
     st.sig = null;
   }).then(() => reload(st, true).catch(() => {}));
 }

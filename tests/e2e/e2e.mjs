@@ -487,22 +487,33 @@ try {
   // Island Hoppers, dice at the table: the Allies' What-if star is Naval Struggle, the Axis'
   // grenade Night Attacks (the data's face reading).
   const ih = await post('/campaigns', null, { name: 'Pacific', ruleset: 'island-hoppers', dice: 'table', what_if: true, reserve_tokens: { allies: 2, axis: 2 } });
-  await post(`/campaigns/${ih.id}/what-if`, ih.allies_key, { faces: ['star'] });
+  // The Allies tap theirs in on the page; what it gave stays said at the top when the Axis roll
+  // theirs a moment later, and goes once the battle it speaks of is set up.
+  const ihAllies = await newPage(desk, 'ih-allies');
+  await ihAllies.goto(`${BASE}/c/${ih.id}#key=${ih.allies_key}`);
+  await ihAllies.click('#act-what-if .picker button[data-face="star"]');
+  await ihAllies.click('#enter-what-if');
+  await ihAllies.waitForFunction(() => document.querySelector('#done').textContent.startsWith('Your What-if roll: Star: Naval Struggle'), null, { timeout: 5000 })
+    .catch(async () => check(false, `the Allies' What-if roll is said at the top (${await text(ihAllies, '#done')})`));
   await post(`/campaigns/${ih.id}/what-if`, ih.axis_key, { faces: ['grenade'] });
+  const ihAxisSeen = await ihAllies.waitForFunction(() => !document.querySelector('#waiting').textContent.includes('Axis'), null, { timeout: 5000 }).then(() => true, () => false);
+  check(ihAxisSeen && (await text(ihAllies, '#done')).startsWith('Your What-if roll: Star: Naval Struggle'),
+    `the Axis' What-if roll leaves the Allies' page saying what theirs gave (${await text(ihAllies, '#done')})`);
   const ihOrg = await newPage(desk, 'ih-organizer');
   const ihAxis = await newPage(phone, 'ih-axis');
-  const ihAllies = await newPage(desk, 'ih-allies');
   await ihOrg.goto(`${BASE}/c/${ih.id}#key=${ih.organizer_key}`);
   await openAll(ihOrg);
   await ihAxis.goto(`${BASE}/c/${ih.id}#key=${ih.axis_key}`);
   await openAll(ihAxis);
-  await ihAllies.goto(`${BASE}/c/${ih.id}#key=${ih.allies_key}`);
   await openAll(ihAllies);
   await ihOrg.waitForSelector('#act-new-battle');
   check((await text(ihOrg, '#what-if-note')).includes('icons'), 'the What-if face reading is said on the page');
   await ihOrg.fill('#battle-scenario', 'Guadalcanal');
   await ihOrg.check('#feature-destroyers');
   await ihOrg.click('#create-battle');
+  await ihAllies.waitForFunction(() => document.querySelector('#done').hidden, null, { timeout: 5000 })
+    .then(() => check(true, 'the next battle set up, the What-if roll before it is no longer said at the top'))
+    .catch(async () => check(false, `the next battle set up, the Allies' page still says: ${await text(ihAllies, '#done')}`));
   // Naval Struggle: the Axis roll 3 dice before the battle; stars and grenades are hits.
   await ihAxis.waitForSelector('#act-pre-battle-roll', { timeout: 5000 });
   check((await text(ihAxis, '#act-pre-battle-roll h3')).includes('3 dice'), 'the Axis are asked for the Naval Struggle roll of 3 dice');
@@ -659,10 +670,10 @@ try {
   let fRolls = await get(`/campaigns/${fx.id}/rolls`);
   check(fRolls.length === 1 && fRolls[0].voided === true, 'the undone roll stays in the roll log, voided');
   // Tapped in wrong again, and this time the organizer undoes it from another phone: the Allies'
-  // page no longer says "You rolled ..." of a roll that is gone.
+  // page no longer says "Your reserve roll: ..." of a roll that is gone.
   for (const f of ['grenade', 'grenade']) await fAllies.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
   await fAllies.click('#enter-reserve-roll');
-  await fAllies.waitForFunction(() => document.querySelector('#done').textContent.startsWith('You rolled Grenade'), null, { timeout: 5000 });
+  await fAllies.waitForFunction(() => document.querySelector('#done').textContent.startsWith('Your reserve roll: Grenade'), null, { timeout: 5000 });
   await post(`/campaigns/${fx.id}/undo`, fx.organizer_key, {});
   await fAllies.waitForSelector('#act-reserve-roll .picker', { timeout: 5000 });
   await fAllies.waitForFunction(() => document.querySelector('#done').hidden, null, { timeout: 5000 })
@@ -705,8 +716,37 @@ try {
   await fAllies.click('#enter-reserve-roll');
   await fAllies.waitForSelector('#act-reserve-choice');
   await fAxis.waitForSelector('#act-reserve-choice');
-  await fAllies.click('#confirm-choice');
+  // What a side just did stays said at the top while the other side goes on at the same step:
+  // the Axis choose, the Allies' page takes it and still says what the Allies rolled; the Allies
+  // choose, the Axis' page still says what the Axis chose.
   await fAxis.click('#confirm-choice');
+  const axisChoiceSeen = await fAllies.waitForFunction(() => !document.querySelector('#waiting').textContent.includes('Axis'), null, { timeout: 5000 }).then(() => true, () => false);
+  check(axisChoiceSeen && (await text(fAllies, '#done')).startsWith('Your reserve roll: Star, Infantry'),
+    `the Axis' reserve choice leaves the Allies' page saying what they rolled (${await text(fAllies, '#done')})`);
+  await fAllies.click('#confirm-choice');
+  const alliesChoiceSeen = await fAxis.waitForFunction(() => !document.querySelector('#waiting').textContent.includes('Allies'), null, { timeout: 5000 }).then(() => true, () => false);
+  check(alliesChoiceSeen && (await text(fAxis, '#done')) === 'You took no reserves.',
+    `the Allies' reserve choice leaves the Axis' page saying what they chose (${await text(fAxis, '#done')})`);
+  // The Allies' choice undone from another phone and made anew, otherwise, while their page heard
+  // of neither: once it reads again, it no longer says "You took no reserves." (a choice is
+  // recorded, but not that one). Then put back as it was.
+  await fAllies.route(/\?wait=25$/, () => {}); // the page hears of nothing
+  await fAllies.evaluate(() => window.dispatchEvent(new Event('online')));
+  await fAllies.waitForFunction(() => document.querySelector('#status').dataset.status === 'live', null, { timeout: 5000 });
+  const alliesOption = (await get(`/campaigns/${fx.id}/battles/1`)).reserves.allies.options.find((o) => (o.costs ? o.costs[0] : o.cost) <= 2);
+  const rechoose = async (options) => {
+    await post(`/campaigns/${fx.id}/undo`, fx.organizer_key, {});
+    await post(`/campaigns/${fx.id}/battles/1/reserve-choice`, fx.allies_key, { options });
+  };
+  await rechoose([{ id: alliesOption.id, grant: alliesOption.grants[0] }]);
+  check((await get(`/campaigns/${fx.id}/battles/1`)).reserves.allies.chosen.length === 1, 'the Allies\' choice made anew from another phone');
+  await fAllies.click('#refresh');
+  await fAllies.waitForFunction(() => document.querySelector('#done').hidden, null, { timeout: 5000 })
+    .then(() => check(true, 'a side\'s choice made anew elsewhere: its page no longer says what it chose before'))
+    .catch(async () => check(false, `the Allies chose anew elsewhere, their page still says: ${await text(fAllies, '#done')}`));
+  await fAllies.unroute(/\?wait=25$/);
+  await rechoose([]);
+  await fAllies.evaluate(() => window.dispatchEvent(new Event('online')));
 
   // A wrong result, recorded after a confirmation that names it, then undone by the organizer.
   await fOrg.waitForSelector('#act-result', { timeout: 5000 });
@@ -718,6 +758,10 @@ try {
   check((await text(fOrg, '#result-summary')).includes('Axis won battle 1') && (await text(fOrg, '#result-summary')).includes('Allies 1, Axis 4'), 'the confirmation names the winner and the medals');
   await shotBoth(fOrg, '11-result-confirm');
   await fOrg.click('#confirm-result');
+  // Once the battle has its result, what the Axis chose before it is no longer said at the top.
+  await fAxis.waitForFunction(() => document.querySelector('#done').hidden, null, { timeout: 5000 })
+    .then(() => check(true, 'the battle\'s result clears a side\'s line on what it chose before it'))
+    .catch(async () => check(false, `after the result, the Axis' page still says: ${await text(fAxis, '#done')}`));
   // The undo offered before the result (the Axis' choice) is on the page until the result's
   // answer redraws it: wait for the one that undoes the result.
   await fOrg.waitForFunction(() => (document.querySelector('#confirm-undo') || {}).textContent?.includes('the result of battle 1'), null, { timeout: 10000 });
