@@ -298,47 +298,32 @@ static enum cres earlier_action(struct db *db, const struct campaign *c,
 }
 
 static enum cres undo_action(struct db *db, struct campaign *c, enum role role,
-                             const struct log_action *a, json_t **undone, struct cerr *e);
+                             const struct log_action *a, const char *after, json_t **undone,
+                             struct cerr *e);
 
 enum cres campaign_undo(struct db *db, struct campaign *c, enum role role,
                         const struct undo_target *t, json_t **undone, struct cerr *e)
 {
     if (t->kind == UNDO_LAST)
-        return undo_action(db, c, role, &c->last, undone, e);
-    /* An earlier action: rules, an open campaign, the action, what came after it. */
-    if (!campaign_ruleset(c, e))
-        return C_REFUSED;
-    if (c->finished)
-        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
+        return undo_action(db, c, role, &c->last, NULL, undone, e);
     struct log_action a = {0};
     char after[UNDO_TEXT_MAX + 64]; /* what came after, and why that stops it */
     enum cres rc = earlier_action(db, c, t, &a, after, sizeof after, e);
-    if (rc != C_OK)
-        return rc;
-    char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
-    describe(c, &a, what, sizeof what, why_not, sizeof why_not);
-    if (why_not[0])
-        rc = refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "That action, %s, cannot be undone. %s", what,
-                    why_not);
-    else if (role != ROLE_ORGANIZER && strcmp(a.actor, role_name(role)) != 0)
-        rc = refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
-                    "This would undo %s: only the %s or the organizer can undo it.", what,
-                    side_words(a.actor));
-    else if (after[0])
-        rc = refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "%c%s cannot be undone now: %s",
-                    toupper((unsigned char)what[0]), what + 1, after);
-    else
-        rc = undo_action(db, c, role, &a, undone, e);
+    if (rc == C_OK)
+        rc = undo_action(db, c, role, &a, after, undone, e);
     json_decref(a.detail);
     return rc;
 }
 
-/* Undoes logged action `a`: the last one, or an earlier one campaign_undo found free to be. */
+/* Undoes logged action `a`: the last one (`after` NULL), or an earlier one, which `after` (from
+ * earlier_action) may say cannot be undone now. Who may, and what never is, as for the last. */
 static enum cres undo_action(struct db *db, struct campaign *c, enum role role,
-                             const struct log_action *a, json_t **undone, struct cerr *e)
+                             const struct log_action *a, const char *after, json_t **undone,
+                             struct cerr *e)
 {
     char what[UNDO_TEXT_MAX], why_not[UNDO_TEXT_MAX];
     bool known = describe(c, a, what, sizeof what, why_not, sizeof why_not);
+    const char *which = after ? "That action" : "The last action";
     /* What follows an undo (a battle's phase again) is worked out by the rules: without them,
      * refused as every other write is. */
     if (known && !campaign_ruleset(c, e))
@@ -346,8 +331,8 @@ static enum cres undo_action(struct db *db, struct campaign *c, enum role role,
     if (!known)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "There is nothing to undo in this campaign.");
     if (why_not[0])
-        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The last action, %s, cannot be undone. %s",
-                      what, why_not);
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "%s, %s, cannot be undone. %s", which, what,
+                      why_not);
     if (c->finished)
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "The campaign is finished.");
     char actor[16];
@@ -355,11 +340,14 @@ static enum cres undo_action(struct db *db, struct campaign *c, enum role role,
     if (role != ROLE_ORGANIZER && strcmp(actor, role_name(role)) != 0) {
         if (strcmp(actor, "organizer") == 0)
             return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
-                          "The last action is %s: only the organizer can undo it.", what);
+                          "%s is %s: only the organizer can undo it.", which, what);
         return refuse(e, PROBLEM_NOT_UNDOABLE, NULL,
-                      "The last action is %s: only the %s or the organizer can undo it.", what,
+                      "%s is %s: only the %s or the organizer can undo it.", which, what,
                       side_words(actor));
     }
+    if (after && after[0])
+        return refuse(e, PROBLEM_NOT_UNDOABLE, NULL, "%c%s cannot be undone now: %s",
+                      toupper((unsigned char)what[0]), what + 1, after);
     /* Everything needed from the entry, before the campaign is read again. */
     long long seq = a->seq;
     char action[32], side[16], purpose[32], event[RS_ID_MAX], seqtext[24], num[16];
