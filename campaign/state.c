@@ -797,7 +797,11 @@ void campaign_note_last(struct campaign *c, const char *actor, const char *actio
                         const json_t *detail)
 {
     /* As CAMPAIGN_LAST_ACTION in db/campaigns.c: these are not actions on the game. */
-    static const char *const not_actions[] = {"undo", "key_reissued", "chat_set"};
+#define AS_IS(s) s
+#define COMMA    ,
+    static const char *const not_actions[] = {DB_LOG_NOT_GAME_LIST(AS_IS, COMMA)};
+#undef COMMA
+#undef AS_IS
     for (size_t i = 0; i < sizeof not_actions / sizeof not_actions[0]; i++)
         if (strcmp(action, not_actions[i]) == 0)
             return;

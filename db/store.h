@@ -18,7 +18,11 @@
 #define DB_LOG_UNDONE(campaign, line)                                                              \
     "EXISTS (SELECT 1 FROM event_log u WHERE u.campaign_id = " campaign " AND u.action = 'undo' "  \
     "AND (u.detail ->> 'undid')::bigint = " line ".seq)"
-#define DB_LOG_NOT_GAME "('undo', 'key_reissued', 'chat_set')"
+/* The one list of them, for SQL (DB_LOG_NOT_GAME) and for C (campaign_note_last):
+ * DB_LOG_NOT_GAME_LIST(item, sep) gives item("undo") sep item("key_reissued") sep .... */
+#define DB_LOG_NOT_GAME_LIST(item, sep) item("undo") sep item("key_reissued") sep item("chat_set")
+#define DB_SQL_TEXT(s)                  "'" s "'"
+#define DB_LOG_NOT_GAME                 "(" DB_LOG_NOT_GAME_LIST(DB_SQL_TEXT, ", ") ")"
 
 /* campaigns (db/campaigns.c) */
 long db_campaign_insert(struct db *db, const char *const p[15]);

@@ -5,7 +5,7 @@
 import { api, QueuedError, randomHex, versionOf } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { picker, die } from './dice.js';
-import { grantWords, tokenWords, problemWords, needWords, facesWords } from './words.js';
+import { grantWords, tokenWords, problemWords, needWords, facesWords, FACE_TITLE } from './words.js';
 
 export function errorSlot(id) {
   return h('p', { class: 'error', role: 'alert', hidden: true, id });
@@ -74,24 +74,59 @@ export function holdsFor(st, d) {
   return null;
 }
 
-// What each roll is called at the top once rolled ("Your reserve roll: Star, Infantry."): said
-// so while the battle goes on to its next step, it is not taken for that step's dice.
-const ROLLED_WORDS = {
-  'what-if': 'Your What-if roll', 'what-if-again': 'Your What-if roll', 'victory-events': 'Your victory event roll',
-  'pre-battle-roll': 'Your pre-battle roll', 'reserve-roll': 'Your reserve roll',
-};
+const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+// The rolls a side makes, by their action's name (the write's path, and `waiting_for`'s), whose
+// words are needWords' ("reserve roll"); "what-if-again" is the What-if roll made again. Each
+// is named at the top once rolled ("Your reserve roll: Star, Infantry."): said so while the
+// battle goes on to its next step, it is not taken for that step's dice.
+const ROLLS = ['what-if', 'victory-events', 'pre-battle-roll', 'reserve-roll'];
+const rollName = (what) => (what === 'what-if-again' ? 'what-if' : what);
+const isRoll = (what) => ROLLS.includes(rollName(what));
+
+// What came of a roll, in words (the event a What-if die gave), from its answer `d`; `whose`
+// ("Your", "The Allies'") names who rolled. Null for an answer that does not say it plainly.
+function rolledWords(what, d, whose = 'Your') {
+  const plain = d && isRoll(what) && Array.isArray(d.faces) && d.faces.length > 0
+    && d.faces.every((f) => has(FACE_TITLE, f))
+    && (d.event === undefined || (d.event && typeof d.event.name === 'string' && typeof d.event.text === 'string'))
+    && (d.hits === undefined || Number.isInteger(d.hits));
+  if (!plain) return null;
+  const rolled = `${whose} ${needWords(rollName(what))}: ${facesWords(d.faces)}`;
+  if (d.event) return `${rolled}: ${d.event.name}. ${d.event.text}`;
+  return `${rolled}${d.hits !== undefined ? `: ${d.hits} hit${d.hits === 1 ? '' : 's'}` : ''}.`;
+}
+
+// The reserves a side chose, in words, from the grants chosen; `side` names the side when it is
+// not this page's ("The Allies' reserves: ..."). Null when the ruleset does not say what one is.
+function choiceWords(st, grants, side) {
+  if (grants.some((g) => !(st.rs && st.rs.grants && has(st.rs.grants, g)))) return null;
+  const whose = side ? `The ${SIDE_TITLE[side]}'` : 'Your';
+  if (!grants.length) return side ? `The ${SIDE_TITLE[side]} took no reserves.` : 'You took no reserves.';
+  return `${whose} reserves: ${grants.map((g) => grantWords(st.rs, g)).join('; ')}.`;
+}
+
+// What a write that waited on this phone did once sent, from the path it went to and its answer
+// `d`, in the words said when it is done at once ("Sent: your reserve roll: Star, Infantry.");
+// `own`: sent with this page's link, else the side that acted is named ("Sent: the Allies'
+// reserve roll: ..."). Null when there is nothing more to say than the write's name.
+export function sentWords(st, path, d, own) {
+  if (!d || typeof d !== 'object') return null;
+  const side = own ? null : d.side;
+  if (!own && !has(SIDE_TITLE, side)) return null;
+  const what = path.split('/').pop();
+  let words = null;
+  if (isRoll(what)) words = rolledWords(what, d, side ? `The ${SIDE_TITLE[side]}'` : 'Your');
+  else if (what === 'reserve-choice' && Array.isArray(d.chosen)) words = choiceWords(st, d.chosen.map((o) => o && o.grant), side);
+  return words && `Sent: ${words[0].toLowerCase()}${words.slice(1)}`;
+}
 
 // A roll: the server rolls, or the faces rolled at the table are tapped in.
 function rollAction(st, what, count, label, path, explain) {
   const err = errorSlot(`err-${what}`);
   const box = h('div', { class: 'card', id: `act-${what}` }, h('h3', { text: label }), explain ? h('p', { class: 'hint', text: explain }) : null);
-  // At the top afterwards: what came of it, in words (the event a What-if die gave).
-  const done = (d) => {
-    if (!d || !d.faces) return `${label}: done.`;
-    const rolled = `${ROLLED_WORDS[what]}: ${facesWords(d.faces)}`;
-    if (d.event) return `${rolled}: ${d.event.name}. ${d.event.text}`;
-    return `${rolled}${d.hits !== undefined ? `: ${d.hits} hit${d.hits === 1 ? '' : 's'}` : ''}.`;
-  };
+  // At the top afterwards: what came of it, in words.
+  const done = (d) => rolledWords(what, d) || `${label}: done.`;
   const post = (body, button) => perform(st, { path, body, button, err, queue: label, done });
   if (st.c.dice !== 'table') {
     const b = h('button', { type: 'button', id: `roll-${what}`, onclick: () => post({ client_seed: randomHex(16) }, b) },
@@ -177,7 +212,7 @@ function choiceAction(st) {
     path: `/campaigns/${st.id}/battles/${st.battle.number}/reserve-choice`,
     body: { options: [...chosen].map(([id, grant]) => ({ id, grant })) },
     button: confirm, err, queue: 'Your reserve choice',
-    done: chosen.size ? `Your reserves: ${[...chosen.values()].map((g) => grantWords(st.rs, g)).join('; ')}.` : 'You took no reserves.',
+    done: choiceWords(st, [...chosen.values()]) || 'Your reserve choice: done.',
   }));
   refresh();
   return h('div', { class: 'card', id: 'act-reserve-choice' },
@@ -389,7 +424,8 @@ function undoCard(st, { id, what, body }, lead) {
     start, yes, err);
 }
 
-const ROLL_WORDS = { reserve: 'reserve roll', victory_events: 'victory event roll', pre_battle: 'pre-battle roll' };
+// The rolls an earlier undo takes back, by the roll log's purpose, as ROLLS names them.
+const ROLL_OF_PURPOSE = { reserve: 'reserve-roll', victory_events: 'victory-events', pre_battle: 'pre-battle-roll' };
 
 // What a side entered in the battle being played and may undo after the other side went on (the
 // Allies mistyped their dice, then the Axis rolled): its reserve choice, else its latest roll
@@ -408,8 +444,8 @@ export function earlierUndos(st) {
       out.push({ id: `undo-choice-${s}`, what: `${whose} reserve choice for battle ${b.number}`, body: { reserve_choice: { battle: b.number, side: s } } });
       continue;
     }
-    const r = st.rolls.filter((x) => x.side === s && x.battle === b.number && !x.voided && x.source === 'table' && ROLL_WORDS[x.purpose]).pop();
-    if (r) out.push({ id: `undo-roll-${r.n}`, what: `${whose} ${ROLL_WORDS[r.purpose]} for battle ${b.number} (${facesWords(r.faces)})`, body: { roll: r.n } });
+    const r = st.rolls.filter((x) => x.side === s && x.battle === b.number && !x.voided && x.source === 'table' && has(ROLL_OF_PURPOSE, x.purpose)).pop();
+    if (r) out.push({ id: `undo-roll-${r.n}`, what: `${whose} ${needWords(ROLL_OF_PURPOSE[r.purpose])} for battle ${b.number} (${facesWords(r.faces)})`, body: { roll: r.n } });
   }
   return out;
 }

@@ -267,8 +267,8 @@ export async function watch(st, path, onChange, setStatus) {
       st.etag = null; // whatever failed, the next read is a full one
       // Aborted on purpose (a wake, a tap on Refresh): nothing is wrong with the connection.
       const failed = e.name !== 'AbortError' || st.pollTimedOut;
-      if (failed) setStatus(navigator.onLine ? 'reconnecting' : 'offline');
       if (failed) {
+        setStatus(navigator.onLine ? 'reconnecting' : 'offline');
         // A 429 or 503 says when to come back; else back off, up to 8 s.
         await sleep(Math.max(pause, (e.retryAfter || 0) * 1000));
         pause = Math.min(pause * 2, 8000);

@@ -8,7 +8,7 @@ import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
 import { verifyRolls, diceStats } from './verify.js';
-import { actionsPanel, afterRefusal, earlierUndos, holdsFor, undoAction, errorSlot, showError } from './actions.js';
+import { actionsPanel, afterRefusal, earlierUndos, holdsFor, sentWords, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
 import { linkCard, linkFor, readOnlyCard, reissueControl } from './share.js';
 import { chatPanel } from './chat.js';
@@ -176,11 +176,18 @@ function live(st) {
 // Queued actions, sent in order once the server can be reached.
 function sendQueued(st) {
   if (!st.queueCount()) return;
+  let saidOwn = false;
   flushQueue((item, error, data, etag) => {
-    // The queue holds every campaign's writes; one of another campaign is said as such.
+    // The queue holds every campaign's writes, made with every link this phone has: one of
+    // another campaign, or made with another link of this one, is said as such; and neither
+    // replaces what this page's own write said in the same round.
     const here = item.path.startsWith(`/campaigns/${st.id}/`);
-    const what = `${here ? '' : 'In another campaign: '}${item.label}`;
-    st.setDone(error ? `${what} could not be done: ${problemWords(error)}` : `${what}: sent.`, here ? versionOf(etag) : 0, here && !error ? holdsFor(st, data) : null);
+    const own = here && item.key === st.key;
+    if (!own && saidOwn) return;
+    const what = `${here ? (own ? '' : 'With another link on this phone: ') : 'In another campaign: '}${item.label}`;
+    const sent = (here && !error && sentWords(st, item.path, data, own)) || `${what}: sent.`;
+    st.setDone(error ? `${what} could not be done: ${problemWords(error)}` : sent, here ? versionOf(etag) : 0, own && !error ? holdsFor(st, data) : null);
+    saidOwn = saidOwn || own;
     st.sig = null;
   }).then(() => reload(st, true).catch(() => {}));
 }

@@ -732,7 +732,8 @@ try {
   // recorded, but not that one). Then put back as it was.
   await fAllies.route(/\?wait=25$/, () => {}); // the page hears of nothing
   await fAllies.evaluate(() => window.dispatchEvent(new Event('online')));
-  await fAllies.waitForFunction(() => document.querySelector('#status').dataset.status === 'live', null, { timeout: 5000 });
+  const liveWhileHeld = await fAllies.waitForFunction(() => document.querySelector('#status').dataset.status === 'live', null, { timeout: 5000 }).then(() => true, () => false);
+  check(liveWhileHeld, 'woken while its poll waits, the page still says Live (the poll aborted on purpose is no failure)');
   const alliesOption = (await get(`/campaigns/${fx.id}/battles/1`)).reserves.allies.options.find((o) => (o.costs ? o.costs[0] : o.cost) <= 2);
   const rechoose = async (options) => {
     await post(`/campaigns/${fx.id}/undo`, fx.organizer_key, {});
@@ -829,7 +830,10 @@ try {
   await new Promise((r) => setTimeout(r, 3000));
   const after = await get(`/campaigns/${fx.id}/rolls`);
   check(after.length === before + 1 && after[after.length - 1].side === 'axis' && after[after.length - 1].purpose === 'victory_events', `sent once when back (${before} then ${after.length} rolls)`);
-  check((await text(fAxis, '#done')).includes('sent'), 'the page says it was sent');
+  // The faces named as the roll log has them (the die's face, capitalized).
+  const sentFaces = after[after.length - 1].faces.map((f) => f[0].toUpperCase() + f.slice(1)).join(', ');
+  const sentLine = await text(fAxis, '#done');
+  check(sentLine === `Sent: your victory event roll: ${sentFaces}.`, `the page says it was sent, and what it rolled (${sentLine})`);
 
   // The long poll's answer arrives but the reads that follow it fail (a drop in between): the page
   // must not take the new version as seen, or every later poll gets 304 and it stays stale.
@@ -845,10 +849,14 @@ try {
   const fAllies2 = await newPage(phone, 'f-allies-2');
   await fAllies2.goto(`${BASE}/c/${fx.id}#key=${fx.allies_key}`);
   await openAll(fAllies2);
-  await fAllies.waitForSelector('#roll-reserve-roll', { timeout: 5000 });
-  await fAllies.click('#roll-reserve-roll');
+  // Faces tapped in, so that the same options are offered every run; the first one is taken.
+  await fAllies.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
+  await fAllies.click('#act-reserve-roll .picker button[data-face="star"]');
+  await fAllies.click('#act-reserve-roll .picker button[data-face="infantry"]');
+  await fAllies.click('#enter-reserve-roll');
   await fAllies2.waitForSelector('#act-reserve-choice', { timeout: 5000 });
   await fAllies.waitForSelector('#confirm-choice');
+  await fAllies.locator('#act-reserve-choice input[type="checkbox"]:not([disabled])').first().check();
   // The server restarting behind its proxy: the choice is answered by nginx's own 502 page, twice
   // (the send and its one retry). It waits on the phone, and is sent by itself once it can be.
   const choicePath = new RegExp(`/campaigns/${fx.id}/battles/2/reserve-choice$`);
@@ -864,10 +872,54 @@ try {
   await fAllies.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
   await fAllies.unroute(choicePath);
   const chosenOnce = (await get(`/campaigns/${fx.id}/battles/2`)).reserves.allies.chosen;
-  check(badGateways === 3 && chosenOnce !== null && chosenOnce !== undefined && (await text(fAllies, '#done')).includes('sent'),
-    `and it is sent by itself once the server can be reached (${badGateways} sends)`);
+  // The reserve it gives, in the ruleset's words as the server serves them.
+  const fxGrants = (await apiGet('/rulesets/standard')).grants;
+  const grantText = (g) => (typeof fxGrants[g] === 'string' ? fxGrants[g] : fxGrants[g].text);
+  const choiceSent = await text(fAllies, '#done');
+  check(badGateways === 3 && Array.isArray(chosenOnce) && chosenOnce.length === 1 && choiceSent === `Sent: your reserves: ${grantText(chosenOnce[0].grant)}.`,
+    `and it is sent by itself once the server can be reached, and says what was chosen (${badGateways} sends; ${choiceSent})`);
   await fAllies2.waitForSelector('#act-reserve-choice', { state: 'detached', timeout: 5000 });
   check(!(await text(fAllies2, '#waiting')).includes('Your turn'), 'the second phone converges: no choice left to make');
+
+  // A write that waited on the phone, sent by a page of the same campaign opened with another
+  // link (the organizer's phone holds every link): it is said as the side's, never as "your".
+  const qc = await post('/campaigns', null, { name: 'Two links', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
+  await post(`/campaigns/${qc.id}/battles`, qc.organizer_key, { scenario: 'Pegasus Bridge', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 4 });
+  const qPage = await newPage(phone, 'q-two-links');
+  await qPage.goto(`${BASE}/c/${qc.id}#key=${qc.allies_key}`);
+  await qPage.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
+  const qRoll = new RegExp(`/campaigns/${qc.id}/battles/1/reserve-roll$`);
+  await qPage.route(qRoll, (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1></body></html>' }));
+  for (const f of ['star', 'armor']) await qPage.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await qPage.click('#enter-reserve-roll');
+  await qPage.waitForSelector('#queued', { timeout: 5000 });
+  await qPage.goto('about:blank');
+  await qPage.goto(`${BASE}/c/${qc.id}#key=${qc.axis_key}`);
+  await qPage.waitForSelector('#queued', { timeout: 5000 });
+  await qPage.unroute(qRoll);
+  await qPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
+  const qRolls = await get(`/campaigns/${qc.id}/rolls`);
+  const qLine = await text(qPage, '#done');
+  check(qRolls.length === 1 && qRolls[0].side === 'allies' && qLine === "Sent: the Allies' reserve roll: Star, Armor.",
+    `an Allies' roll that waited, sent from the Axis page of the same phone: said as the Allies' (${qLine})`);
+  // An answer that does not say plainly what was done gets no words of its own (the page then
+  // says the write's name and "sent"): never "undefined", raw values or an id.
+  const oddWords = await qPage.evaluate(async () => {
+    const { sentWords } = await import('/assets/actions.js');
+    const st = { rs: { grants: { 'infantry-unit': 'an infantry unit' } } };
+    const roll = '/campaigns/x/battles/1/reserve-roll';
+    return [
+      sentWords(st, roll, { faces: [] }, true),
+      sentWords(st, roll, { faces: ['star', 'seven'] }, true),
+      sentWords(st, '/campaigns/x/what-if', { faces: ['star'], event: {} }, true),
+      sentWords(st, '/campaigns/x/battles/1/pre-battle-roll', { faces: ['star'], hits: null }, true),
+      sentWords(st, '/campaigns/x/battles/1/constructor', { faces: ['star'] }, true),
+      sentWords(st, '/campaigns/x/battles/1/reserve-choice', { side: 'allies', chosen: [{ id: 'a', grant: 'no-such' }] }, true),
+      sentWords(st, roll, { side: 'organizer', faces: ['star'] }, false),
+      sentWords(st, roll, null, true),
+    ];
+  });
+  check(oddWords.every((x) => x === null), `an oddly shaped answer gets no words of its own (${oddWords.filter((x) => x !== null).join(' | ')})`);
 
   // A new Allies link: the old one is refused at once, the new one works, and its QR code reads.
   // Only a page whose own key's tag moved asks about its key again.
