@@ -36,7 +36,7 @@ async function perform(st, { path, body, button, err, fields, done, queue, ifMat
   button.disabled = true;
   const key = st.key;
   try {
-    const r = await api('POST', path, { key, body, queue, ifMatch });
+    const r = await api('POST', path, { key, body, queue, role: st.role, ifMatch });
     st.setDone(typeof done === 'function' ? done(r.data) : done, versionOf(r.etag), holdsFor(st, r.data));
     await st.reload(true);
     return r.data;
@@ -119,6 +119,15 @@ export function sentWords(st, path, d, own) {
   if (isRoll(what)) words = rolledWords(what, d, side ? `The ${SIDE_TITLE[side]}'` : 'Your');
   else if (what === 'reserve-choice' && Array.isArray(d.chosen)) words = choiceWords(st, d.chosen.map((o) => o && o.grant), side);
   return words && `Sent: ${words[0].toLowerCase()}${words.slice(1)}`;
+}
+
+// A write that waited on this phone, named on a page of another link or campaign: by the side
+// whose link made it ("the Allies' reserve roll"), not by its own label, which says "your".
+// The label when the side is not known.
+export function queuedName(item) {
+  const what = item.path.split('/').pop();
+  if (!has(SIDE_TITLE, item.role) || !(isRoll(what) || what === 'reserve-choice')) return item.label;
+  return `the ${SIDE_TITLE[item.role]}' ${needWords(rollName(what))}`;
 }
 
 // A roll: the server rolls, or the faces rolled at the table are tapped in.

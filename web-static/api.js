@@ -64,10 +64,11 @@ const isNetworkError = (e) => !(e instanceof ApiError) && e.name !== 'AbortError
 const sendLater = (e) => isNetworkError(e) || (e instanceof ApiError && (e.status === 503 || NOT_REACHED.includes(e.status)));
 
 // One request. A POST is retried once with the same key when the network fails; with `queue`
-// (a label in players' words), one that still cannot be sent is queued instead of lost.
+// (a label in players' words), one that still cannot be sent is queued instead of lost, with
+// `role`, the role of the key it is made with (so a page of another link can name whose it is).
 // `ifMatch`: the campaign's version the request was decided on (a write refused with 412 if it
 // changed since); `idem`: an Idempotency-Key kept by the caller, to send the same request again.
-export async function api(method, path, { key, body, etag, ifMatch, signal, queue, idem: given } = {}) {
+export async function api(method, path, { key, body, etag, ifMatch, signal, queue, role, idem: given } = {}) {
   const idem = method === 'POST' ? given || randomHex(16) : undefined;
   try {
     return await send(method, path, { key, body, etag, ifMatch, signal, idem });
@@ -79,7 +80,7 @@ export async function api(method, path, { key, body, etag, ifMatch, signal, queu
     return await send(method, path, { key, body, etag, ifMatch, signal, idem });
   } catch (e) {
     if (!queue || !sendLater(e)) throw e;
-    const item = { method, path, key, body, idem, label: queue, at: Date.now() };
+    const item = { method, path, key, role, body, idem, label: queue, at: Date.now() };
     const q = queued();
     q.push(item);
     saveQueue(q);

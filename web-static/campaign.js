@@ -8,7 +8,7 @@ import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
 import { verifyRolls, diceStats } from './verify.js';
-import { actionsPanel, afterRefusal, earlierUndos, holdsFor, sentWords, undoAction, errorSlot, showError } from './actions.js';
+import { actionsPanel, afterRefusal, earlierUndos, holdsFor, queuedName, sentWords, undoAction, errorSlot, showError } from './actions.js';
 import { battleCard, phaseBadge } from './battle.js';
 import { linkCard, linkFor, readOnlyCard, reissueControl } from './share.js';
 import { chatPanel } from './chat.js';
@@ -131,6 +131,9 @@ function commit(st, r, details, again = false) {
   st.shown = r.etag; // the version on screen (a write decided on it sends it as If-Match)
   st.history.clear(); // earlier battles are read again when opened
   update(st);
+  // The version on screen, for whoever needs to know the page has caught up (not shown).
+  const status = document.getElementById('status');
+  if (status) status.dataset.version = String(r.data.version);
   return true;
 }
 
@@ -184,7 +187,7 @@ function sendQueued(st) {
     const here = item.path.startsWith(`/campaigns/${st.id}/`);
     const own = here && item.key === st.key;
     if (!own && saidOwn) return;
-    const what = `${here ? (own ? '' : 'With another link on this phone: ') : 'In another campaign: '}${item.label}`;
+    const what = own ? item.label : `${here ? 'With another link on this phone' : 'In another campaign'}: ${queuedName(item)}`;
     const sent = (here && !error && sentWords(st, item.path, data, own)) || `${what}: sent.`;
     st.setDone(error ? `${what} could not be done: ${problemWords(error)}` : sent, here ? versionOf(etag) : 0, own && !error ? holdsFor(st, data) : null);
     saidOwn = saidOwn || own;

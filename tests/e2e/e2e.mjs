@@ -115,6 +115,13 @@ async function checkWords(page, name) {
 }
 const shot = (page, name) => page.screenshot({ path: join(OUT, name), fullPage: true });
 const text = (page, sel) => page.locator(sel).first().innerText();
+// Waits until a page shows the campaign as the server has it now: a form it draws after that is
+// not drawn again by news it had not yet heard (which would reset what the test fills in).
+const caughtUp = async (page, id) => {
+  const v = (await apiGet(`/campaigns/${id}`)).version;
+  return page.waitForFunction((want) => Number(document.querySelector('#status').dataset.version) >= want, v, { timeout: 10000 })
+    .then(() => true, () => false);
+};
 
 try {
   // ---- create a campaign from the home page ----
@@ -749,7 +756,9 @@ try {
   await rechoose([]);
   await fAllies.evaluate(() => window.dispatchEvent(new Event('online')));
 
-  // A wrong result, recorded after a confirmation that names it, then undone by the organizer.
+  // A wrong result, recorded after a confirmation that names it, then undone by the organizer
+  // (on a page that has heard of the choice undone and made anew, or it draws the form again).
+  check(await caughtUp(fOrg, fx.id), 'the organizer\'s page hears of the choice undone and made anew');
   await fOrg.waitForSelector('#act-result', { timeout: 5000 });
   check(await fOrg.inputValue('#result-medals-allies') === '4' && await fOrg.inputValue('#result-medals-axis') === '0', 'the result starts from the medals to win');
   await fOrg.selectOption('#result-winner', 'axis');
@@ -902,6 +911,25 @@ try {
   const qLine = await text(qPage, '#done');
   check(qRolls.length === 1 && qRolls[0].side === 'allies' && qLine === "Sent: the Allies' reserve roll: Star, Armor.",
     `an Allies' roll that waited, sent from the Axis page of the same phone: said as the Allies' (${qLine})`);
+  // One that can no longer be done when it is sent (its roll undone meanwhile, from the
+  // organizer's phone): the Axis page says whose it was and why, not "your".
+  await qPage.goto('about:blank');
+  await qPage.goto(`${BASE}/c/${qc.id}#key=${qc.allies_key}`);
+  await qPage.waitForSelector('#confirm-choice', { timeout: 5000 });
+  const qChoice = new RegExp(`/campaigns/${qc.id}/battles/1/reserve-choice$`);
+  await qPage.route(qChoice, (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1></body></html>' }));
+  await qPage.click('#confirm-choice');
+  await qPage.waitForSelector('#queued', { timeout: 5000 });
+  await post(`/campaigns/${qc.id}/undo`, qc.organizer_key, {});
+  await qPage.goto('about:blank');
+  await qPage.goto(`${BASE}/c/${qc.id}#key=${qc.axis_key}`);
+  await qPage.waitForSelector('#queued', { timeout: 5000 });
+  await qPage.unroute(qChoice);
+  await qPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
+  const qFailed = await text(qPage, '#done');
+  const qChosen = (await get(`/campaigns/${qc.id}/battles/1`)).reserves.allies.chosen;
+  check(qFailed.startsWith("With another link on this phone: the Allies' reserve choice could not be done: ") && !/\byour\b/i.test(qFailed) && !qChosen,
+    `an Allies' choice that waited and can no longer be done, sent from the Axis page: said as the Allies', with why (${qFailed})`);
   // An answer that does not say plainly what was done gets no words of its own (the page then
   // says the write's name and "sent"): never "undefined", raw values or an id.
   const oddWords = await qPage.evaluate(async () => {
