@@ -34,8 +34,9 @@ enum cres campaign_pre_battle_roll(struct db *db, struct campaign *c, int battle
         return C_DBERR;
     bool rolled = d.side[side].pb_rolled;
     if (rolled)
-        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL, "%s already made their %s roll for battle %d.",
-                    side_title(side), need->event->name, battle);
+        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL,
+                    "The %s already made their %s roll for battle %d.", side_title(side),
+                    need->event->name, battle);
     else
         rc = roll_draw(c, side, "pre_battle", need->roll->dice, in, out, e);
     if (rc == C_OK) {

@@ -37,7 +37,7 @@ enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, e
     battle_detail_free(&d);
     if (rolled)
         return refuse(e, PROBLEM_ALREADY_DONE, NULL,
-                      "%s already made their reserve roll for battle %d.", side_title(side),
+                      "The %s already made their reserve roll for battle %d.", side_title(side),
                       battle);
     rc = roll_draw(c, side, "reserve", rs->reserve.dice, in, out, e);
     if (rc != C_OK)
@@ -256,14 +256,14 @@ enum cres campaign_reserve_choice(struct db *db, struct campaign *c, int battle,
     }
     if (!sd->rr_rolled) {
         rc = refuse(e, PROBLEM_WRONG_PHASE, NULL,
-                    "%s have not made their reserve roll for battle %d yet.", side_title(side),
+                    "The %s have not made their reserve roll for battle %d yet.", side_title(side),
                     battle);
         e->phase = phase_name(PHASE_RESERVES);
         goto out;
     }
     if (sd->chosen) {
-        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL, "%s already chose their reserves for battle %d.",
-                    side_title(side), battle);
+        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL,
+                    "The %s already chose their reserves for battle %d.", side_title(side), battle);
         goto out;
     }
     if (options_from_json(sd->offered, offered) != 0) {

@@ -72,7 +72,7 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
         snprintf(field, sizeof field, "objective_medals.%s", side_name((enum side)s));
         if (in->objective[s] > in->medals[s])
             return refuse(e, PROBLEM_INVALID_FIELD, field,
-                          "Objective medals are part of the medals won: %s won %d medals, not "
+                          "Objective medals are part of the medals won: the %s won %d medals, not "
                           "%d objective medals.",
                           side_title((enum side)s), in->medals[s], in->objective[s]);
     }

@@ -16,11 +16,11 @@ enum cres campaign_victory_roll(struct db *db, struct campaign *c, int battle, e
     int dice = campaign_victory_dice(c, b, side);
     if (d.side[side].ve_rolled)
         rc = refuse(e, PROBLEM_ALREADY_DONE, NULL,
-                    "%s already rolled their victory event dice for battle %d.", side_title(side),
-                    battle);
-    else if (dice == 0)
-        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL, "%s have no victory event dice in battle %d.",
+                    "The %s already rolled their victory event dice for battle %d.",
                     side_title(side), battle);
+    else if (dice == 0)
+        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL,
+                    "The %s have no victory event dice in battle %d.", side_title(side), battle);
     else
         rc = roll_draw(c, side, "victory_events", dice, in, out, e);
     if (rc == C_OK)

@@ -62,7 +62,7 @@ enum cres campaign_what_if(struct db *db, struct campaign *c, enum side side,
     /* A second roll after a battle, where an effect allows it (Forward Command). */
     bool again = c->what_if_event[side][0] && campaign_what_if_again(c, side);
     if (c->what_if_event[side][0] && !again)
-        return refuse(e, PROBLEM_ALREADY_DONE, NULL, "%s already rolled their What-if die.",
+        return refuse(e, PROBLEM_ALREADY_DONE, NULL, "The %s already rolled their What-if die.",
                       side_title(side));
     struct battle *first = campaign_battle(c, 1);
     if (!again && first && first->phase != PHASE_SETUP) {

@@ -179,18 +179,26 @@ function live(st) {
 // Queued actions, sent in order once the server can be reached.
 function sendQueued(st) {
   if (!st.queueCount()) return;
-  let saidOwn = false;
+  const ownSaid = []; // this page's own writes of this round: [words, holds, version made]
   flushQueue((item, error, data, etag) => {
     // The queue holds every campaign's writes, made with every link this phone has: one of
     // another campaign, or made with another link of this one, is said as such; and neither
-    // replaces what this page's own write said in the same round.
+    // replaces what this page's own writes said in the same round. Two of its own (another
+    // tab of the same link queued one too) are both said, in the order they were sent; the
+    // line stays while all of it is true.
     const here = item.path.startsWith(`/campaigns/${st.id}/`);
     const own = here && item.key === st.key;
-    if (!own && saidOwn) return;
+    if (!own && ownSaid.length) return;
     const what = own ? item.label : `${here ? 'With another link on this phone' : 'In another campaign'}: ${queuedName(item)}`;
     const sent = (here && !error && sentWords(st, item.path, data, own)) || `${what}: sent.`;
-    st.setDone(error ? `${what} could not be done: ${problemWords(error)}` : sent, here ? versionOf(etag) : 0, own && !error ? holdsFor(st, data) : null);
-    saidOwn = saidOwn || own;
+    const words = error ? `${what} could not be done: ${problemWords(error)}` : sent;
+    const version = here ? versionOf(etag) : 0;
+    if (!own) st.setDone(words, version, null);
+    else {
+      ownSaid.push([words, error ? null : holdsFor(st, data), version]);
+      const holds = ownSaid.every(([, h]) => h) ? (s) => ownSaid.every(([, h]) => h(s)) : null;
+      st.setDone(ownSaid.map(([w]) => w).join(' '), Math.max(...ownSaid.map(([, , v]) => v)), holds);
+    }
     st.sig = null;
   }).then(() => reload(st, true).catch(() => {}));
 }

@@ -949,6 +949,38 @@ try {
   });
   check(oddWords.every((x) => x === null), `an oddly shaped answer gets no words of its own (${oddWords.filter((x) => x !== null).join(' | ')})`);
 
+  // Two tabs of the same link, both cut off, each queue the Allies' reserve roll: once sent, the
+  // first is done and the second refused; the page says both, in the order sent, not only the last.
+  const tc = await post('/campaigns', null, { name: 'Two tabs', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
+  await post(`/campaigns/${tc.id}/battles`, tc.organizer_key, { scenario: 'Pegasus Bridge', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 4 });
+  const tPage = await newPage(phone, 't-two-tabs');
+  const tPage2 = await newPage(phone, 't-two-tabs-2', tPage);
+  const tRoll = new RegExp(`/campaigns/${tc.id}/battles/1/reserve-roll$`);
+  const gateway = (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1></body></html>' });
+  for (const p of [tPage, tPage2]) {
+    await p.route(tRoll, gateway);
+    await p.goto(`${BASE}/c/${tc.id}#key=${tc.allies_key}`);
+    await p.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
+  }
+  for (const [p, faces] of [[tPage, ['star', 'armor']], [tPage2, ['infantry', 'armor']]]) {
+    for (const f of faces) await p.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+    await p.click('#enter-reserve-roll');
+    await p.waitForSelector('#queued', { timeout: 5000 });
+  }
+  const tQueued = await tPage.evaluate(async () => (await import('/assets/api.js')).queued().length);
+  await tPage2.close();
+  pages.splice(pages.findIndex(([n]) => n === 't-two-tabs-2'), 1);
+  await tPage.unroute(tRoll);
+  await tPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
+  const tLine = await text(tPage, '#done');
+  const tRolls = (await get(`/campaigns/${tc.id}/rolls`)).filter((r) => r.side === 'allies');
+  const tAgain = await fetch(`${BASE}/api/v1/campaigns/${tc.id}/battles/1/reserve-roll`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tc.allies_key}` }, body: JSON.stringify({ faces: ['infantry', 'armor'] }) });
+  const tWhy = tAgain.status === 409 ? (await tAgain.json()).detail : `(${tAgain.status})`;
+  check(tQueued === 2 && tRolls.length === 1 && tRolls[0].faces.join() === 'star,armor'
+    && tLine.startsWith("Sent: your reserve roll: Star, Armor. ") && tLine.endsWith(` could not be done: ${tWhy}`),
+    `two writes of the same link that waited in two tabs, the second refused once sent: the page says both (${tLine})`);
+  await closePages(['t-two-tabs']);
+
   // A new Allies link: the old one is refused at once, the new one works, and its QR code reads.
   // Only a page whose own key's tag moved asks about its key again.
   const roleAsks = { org: 0, allies2: 0 };
