@@ -269,7 +269,7 @@ static enum cres check_once(struct rd *r, struct replay_state *st, const struct 
     if (strcmp(a->purpose, "what_if") == 0) {
         if (!(st->rolled[0][a->side] & ROLLED_WHAT_IF)) {
             if (a->battle != 0)
-                return bad(r, "battle", "the %s's first What-if roll comes before any battle", who);
+                return bad(r, "battle", "the %s' first What-if roll comes before any battle", who);
             st->rolled[0][a->side] |= ROLLED_WHAT_IF;
             return C_OK;
         }

@@ -72,9 +72,10 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
         snprintf(field, sizeof field, "objective_medals.%s", side_name((enum side)s));
         if (in->objective[s] > in->medals[s])
             return refuse(e, PROBLEM_INVALID_FIELD, field,
-                          "Objective medals are part of the medals won: the %s won %d medals, not "
-                          "%d objective medals.",
-                          side_title((enum side)s), in->medals[s], in->objective[s]);
+                          "Objective medals are part of the medals won: the %s won %d medal%s, not "
+                          "%d objective medal%s.",
+                          side_title((enum side)s), in->medals[s], in->medals[s] == 1 ? "" : "s",
+                          in->objective[s], in->objective[s] == 1 ? "" : "s");
     }
     if (in->has_undeployed && !rs->reserve.enabled && (in->undeployed[0] || in->undeployed[1]))
         return refuse(e, PROBLEM_INVALID_FIELD, "undeployed_reserves",
@@ -90,17 +91,19 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     if (!in->sudden_death && in->medals[l] >= b->medals_to_win) {
         snprintf(field, sizeof field, "medals.%s", side_name(l));
         return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
-                      "The %s lost with %d medals, but %d win this battle: check the winner and "
+                      "The %s lost with %d medal%s, but %d win this battle: check the winner and "
                       "the medals (or say it was won by the scenario's special condition).",
-                      side_title(l), in->medals[l], b->medals_to_win);
+                      side_title(l), in->medals[l], in->medals[l] == 1 ? "" : "s",
+                      b->medals_to_win);
     }
     if (!in->sudden_death && in->medals[w] < b->medals_to_win) {
         snprintf(field, sizeof field, "medals.%s", side_name(w));
         return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
-                      "The %s won with %d medals, but it takes %d to win this battle: check the "
+                      "The %s won with %d medal%s, but it takes %d to win this battle: check the "
                       "winner and the medals (or say it was won by the scenario's special "
                       "condition).",
-                      side_title(w), in->medals[w], b->medals_to_win);
+                      side_title(w), in->medals[w], in->medals[w] == 1 ? "" : "s",
+                      b->medals_to_win);
     }
     /* The dice each side rolls before the next battle, when the ruleset counts these medals
      * (the simplified rules): no more than a roll holds (the rest of the count is bounded when

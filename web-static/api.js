@@ -103,8 +103,10 @@ let flushing = false;
 // Sends the queued writes in order. Each gets a definite answer (done, or refused with the
 // server's reason) and leaves the queue; one that still cannot be sent stops the flush.
 // onAnswer(item, error|null, data, etag) is told of each (etag: the version it made).
+// Resolves to 'done' (the queue is empty), 'stopped' (some wait still) or 'busy' (another
+// flush of this page was under way: nothing was sent by this one).
 export async function flushQueue(onAnswer) {
-  if (flushing) return;
+  if (flushing) return 'busy';
   flushing = true;
   try {
     for (let q = queued(); q.length; q = queued()) {
@@ -115,12 +117,13 @@ export async function flushQueue(onAnswer) {
       try {
         ({ data, etag } = await send(item.method, item.path, item));
       } catch (e) {
-        if (sendLater(e)) return; // still offline, or the server not ready: try again later
+        if (sendLater(e)) return 'stopped'; // still offline, or the server not ready: try again later
         error = e;
       }
       saveQueue(queued().filter((x) => x.idem !== item.idem));
       onAnswer(item, error, data, etag);
     }
+    return 'done';
   } finally {
     flushing = false;
   }

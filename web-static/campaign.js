@@ -179,28 +179,46 @@ function live(st) {
 // Queued actions, sent in order once the server can be reached.
 function sendQueued(st) {
   if (!st.queueCount()) return;
-  const ownSaid = []; // this page's own writes of this round: [words, holds, version made]
+  // What this page's own writes said (ownLine), carried on while a flush stopped midway is
+  // taken up again and the line still says it.
+  const carried = st.queuedOwn && st.done === ownLine(st.queuedOwn) ? st.queuedOwn : [];
+  const own = [...carried];
   flushQueue((item, error, data, etag) => {
     // The queue holds every campaign's writes, made with every link this phone has: one of
     // another campaign, or made with another link of this one, is said as such; and neither
-    // replaces what this page's own writes said in the same round. Two of its own (another
-    // tab of the same link queued one too) are both said, in the order they were sent; the
-    // line stays while all of it is true.
+    // replaces what this page's own writes said in the same round.
     const here = item.path.startsWith(`/campaigns/${st.id}/`);
-    const own = here && item.key === st.key;
-    if (!own && ownSaid.length) return;
-    const what = own ? item.label : `${here ? 'With another link on this phone' : 'In another campaign'}: ${queuedName(item)}`;
-    const sent = (here && !error && sentWords(st, item.path, data, own)) || `${what}: sent.`;
+    const mine = here && item.key === st.key;
+    if (!mine && own.length) return;
+    const what = mine ? item.label : `${here ? 'With another link on this phone' : 'In another campaign'}: ${queuedName(item)}`;
+    const sent = (here && !error && sentWords(st, item.path, data, mine)) || `${what}: sent.`;
     const words = error ? `${what} could not be done: ${problemWords(error)}` : sent;
     const version = here ? versionOf(etag) : 0;
-    if (!own) st.setDone(words, version, null);
+    if (!mine) st.setDone(words, version, null);
     else {
-      ownSaid.push([words, error ? null : holdsFor(st, data), version]);
-      const holds = ownSaid.every(([, h]) => h) ? (s) => ownSaid.every(([, h]) => h(s)) : null;
-      st.setDone(ownSaid.map(([w]) => w).join(' '), Math.max(...ownSaid.map(([, , v]) => v)), holds);
+      own.push({ words, version, refused: Boolean(error), holds: error ? null : holdsFor(st, data) });
+      st.setDone(ownLine(own), ...ownHolds(own));
     }
     st.sig = null;
-  }).then(() => reload(st, true).catch(() => {}));
+  }).then((how) => {
+    if (how !== 'busy') st.queuedOwn = how === 'stopped' && own.length ? own : null;
+    reload(st, true).catch(() => {});
+  });
+}
+
+// Several of this page's own writes sent (two tabs of the same link both queued one): each is
+// said, in the order sent.
+const ownLine = (own) => own.map((p) => p.words).join(' ');
+
+// The version and holds (see st.setDone) of that line: it stays while every write done still
+// stands, the refusals said along with them; from the earliest write's version, so that a change
+// made between two of them is checked too. Else it goes at the next change.
+function ownHolds(own) {
+  const done = own.filter((p) => !p.refused);
+  if (done.length && done.every((p) => p.holds)) {
+    return [Math.min(...done.map((p) => p.version)), (s) => done.every((p) => p.holds(s))];
+  }
+  return [Math.max(...own.map((p) => p.version)), null];
 }
 
 const SECTIONS = [

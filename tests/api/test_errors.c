@@ -484,6 +484,8 @@ static void test_choice_refusals(void)
     http_free(r);
     r = camp_post(&api_daemon, &tbl, ALLIES, "/battles/1/reserve-choice", "{\"options\":[]}");
     assert_problem(r, 409, "already-done");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "The Allies already chose their reserves for battle 1.");
     http_free(r);
     ok(camp_post(&api_daemon, &tbl, AXIS, "/battles/1/reserve-choice",
                  "{\"options\":[{\"id\":\"flag@1\"}]}"),
@@ -494,6 +496,9 @@ static void test_choice_refusals(void)
                   "\"objective_medals\":{\"allies\":2,\"axis\":0}}");
     assert_problem(r, 400, "invalid-field");
     CU_ASSERT_STRING_EQUAL(http_str(r, "field"), "objective_medals.allies");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "Objective medals are part of the medals won: the Allies won 1 medal, "
+                           "not 2 objective medals.");
     http_free(r);
 }
 

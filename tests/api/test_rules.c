@@ -299,6 +299,7 @@ static void test_forward_command(void)
     http_free(r);
     r = camp_post(&api_daemon, &c, AXIS, "/what-if", "{\"faces\":[\"armor\"]}");
     assert_problem(r, 409, "already-done"); /* once */
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), "The Axis already rolled their What-if die.");
     http_free(r);
     /* "... for the next scenario": the new event is in force from battle 2, not at battle 1,
      * which was played without it. */
@@ -614,8 +615,11 @@ static void test_results_that_cannot_be_right(void)
     choose_nothing(&c, 1, AXIS);
     static const struct bad_result bad[] = {
         {"{\"winner\":\"axis\",\"medals\":{\"allies\":9,\"axis\":0}}", "medals.allies", NULL},
-        {"{\"winner\":\"axis\",\"medals\":{\"allies\":4,\"axis\":4}}", "medals.allies", NULL},
+        {"{\"winner\":\"axis\",\"medals\":{\"allies\":4,\"axis\":4}}", "medals.allies",
+         "The Allies lost with 4 medals, but 4 win this battle"},
         {"{\"winner\":\"allies\",\"medals\":{\"allies\":3,\"axis\":2}}", "medals.allies", NULL},
+        {"{\"winner\":\"allies\",\"medals\":{\"allies\":1,\"axis\":0}}", "medals.allies",
+         "The Allies won with 1 medal, but it takes 4 to win this battle"},
     };
     results_refused(&c, bad, sizeof bad / sizeof bad[0]);
     /* A scenario won by its special condition: the medals need not say so. */
@@ -652,6 +656,17 @@ static void test_results_that_cannot_be_right(void)
          "a roll holds at most 128: check the medals."},
     };
     results_refused(&s, too_many, 1);
+    /* A side that won no medal and no battle rolls no victory event dice: it is told so. */
+    struct camp z;
+    campaign(&z, "simplified", 0, 0, NULL, NULL);
+    new_battle(&z, "A", "allies", ",\"medals_to_win\":4");
+    result(&z, 1, "allies", 4, 0);
+    new_battle(&z, "B", "allies", ",\"medals_to_win\":4");
+    r = camp_post(&api_daemon, &z, AXIS, "/battles/2/victory-events", "{}");
+    assert_problem(r, 409, "already-done");
+    CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
+                           "The Axis have no victory event dice in battle 2.");
+    http_free(r);
     result(&s, 1, "allies", 127, 2);
     new_battle(&s, "B", "allies", ",\"medals_to_win\":6");
     r = camp_get(&api_daemon, &s, "/battles/2");

@@ -950,7 +950,8 @@ try {
   check(oddWords.every((x) => x === null), `an oddly shaped answer gets no words of its own (${oddWords.filter((x) => x !== null).join(' | ')})`);
 
   // Two tabs of the same link, both cut off, each queue the Allies' reserve roll: once sent, the
-  // first is done and the second refused; the page says both, in the order sent, not only the last.
+  // first is done and the second refused; the page says both, in the order sent, not only the last,
+  // even when the second finds the server restarting and goes 5 s later, in the next round.
   const tc = await post('/campaigns', null, { name: 'Two tabs', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
   await post(`/campaigns/${tc.id}/battles`, tc.organizer_key, { scenario: 'Pegasus Bridge', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 4 });
   const tPage = await newPage(phone, 't-two-tabs');
@@ -970,15 +971,23 @@ try {
   const tQueued = await tPage.evaluate(async () => (await import('/assets/api.js')).queued().length);
   await tPage2.close();
   pages.splice(pages.findIndex(([n]) => n === 't-two-tabs-2'), 1);
-  await tPage.unroute(tRoll);
-  await tPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
+  let tSends = 0;
+  await tPage.route(tRoll, (route) => (tSends++ === 1 ? gateway(route) : route.continue()));
+  await tPage.unroute(tRoll, gateway);
+  await tPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 20000 }).catch(() => {});
+  await caughtUp(tPage, tc.id);
   const tLine = await text(tPage, '#done');
   const tRolls = (await get(`/campaigns/${tc.id}/rolls`)).filter((r) => r.side === 'allies');
   const tAgain = await fetch(`${BASE}/api/v1/campaigns/${tc.id}/battles/1/reserve-roll`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tc.allies_key}` }, body: JSON.stringify({ faces: ['infantry', 'armor'] }) });
   const tWhy = tAgain.status === 409 ? (await tAgain.json()).detail : `(${tAgain.status})`;
-  check(tQueued === 2 && tRolls.length === 1 && tRolls[0].faces.join() === 'star,armor'
+  check(tQueued === 2 && tSends === 3 && tRolls.length === 1 && tRolls[0].faces.join() === 'star,armor'
     && tLine.startsWith("Sent: your reserve roll: Star, Armor. ") && tLine.endsWith(` could not be done: ${tWhy}`),
-    `two writes of the same link that waited in two tabs, the second refused once sent: the page says both (${tLine})`);
+    `two writes of the same link that waited in two tabs, the second refused once sent: the page says both (${tSends} sends; ${tLine})`);
+  // As a roll done at once, it stays said while the other side rolls.
+  await post(`/campaigns/${tc.id}/battles/1/reserve-roll`, tc.axis_key, { faces: ['flag', 'flag'] });
+  const tHeard = await caughtUp(tPage, tc.id);
+  const tLater = await text(tPage, '#done');
+  check(tHeard && tLater === tLine, `and it stays said while the Axis roll (${tLater || 'nothing said'})`);
   await closePages(['t-two-tabs']);
 
   // A new Allies link: the old one is refused at once, the new one works, and its QR code reads.
