@@ -91,10 +91,10 @@ enum cres campaign_result(struct db *db, struct campaign *c, int battle,
     if (!in->sudden_death && in->medals[l] >= b->medals_to_win) {
         snprintf(field, sizeof field, "medals.%s", side_name(l));
         return refuse(e, PROBLEM_RESULT_INCONSISTENT, field,
-                      "The %s lost with %d medal%s, but %d win this battle: check the winner and "
+                      "The %s lost with %d medal%s, but %d win%s this battle: check the winner and "
                       "the medals (or say it was won by the scenario's special condition).",
-                      side_title(l), in->medals[l], in->medals[l] == 1 ? "" : "s",
-                      b->medals_to_win);
+                      side_title(l), in->medals[l], in->medals[l] == 1 ? "" : "s", b->medals_to_win,
+                      b->medals_to_win == 1 ? "s" : "");
     }
     if (!in->sudden_death && in->medals[w] < b->medals_to_win) {
         snprintf(field, sizeof field, "medals.%s", side_name(w));

@@ -187,13 +187,18 @@ function sendQueued(st) {
     // The queue holds every campaign's writes, made with every link this phone has: one of
     // another campaign, or made with another link of this one, is said as such; and neither
     // replaces what this page's own writes said in the same round.
+    // What was said is forgotten once the line says something else (cleared as no longer true,
+    // or the player's own action since).
+    if (own.length && st.done !== ownLine(own)) own.length = 0;
     const here = item.path.startsWith(`/campaigns/${st.id}/`);
     const mine = here && item.key === st.key;
     if (!mine && own.length) return;
     const what = mine ? item.label : `${here ? 'With another link on this phone' : 'In another campaign'}: ${queuedName(item)}`;
     const sent = (here && !error && sentWords(st, item.path, data, mine)) || `${what}: sent.`;
     const words = error ? `${what} could not be done: ${problemWords(error)}` : sent;
-    const version = here ? versionOf(etag) : 0;
+    // A refusal speaks of the version the page reads after this round (as afterRefusal): one
+    // made meanwhile by a write sent before it does not clear it at once.
+    const version = error ? Infinity : here ? versionOf(etag) : 0;
     if (!mine) st.setDone(words, version, null);
     else {
       own.push({ words, version, refused: Boolean(error), holds: error ? null : holdsFor(st, data) });
@@ -202,7 +207,7 @@ function sendQueued(st) {
     st.sig = null;
   }).then((how) => {
     if (how !== 'busy') st.queuedOwn = how === 'stopped' && own.length ? own : null;
-    reload(st, true).catch(() => {});
+    reload(st, true).catch(() => {}).finally(() => { if (st.doneVersion === Infinity) st.doneVersion = st.c.version; });
   });
 }
 
