@@ -24,7 +24,7 @@ export function afterRefusal(st, e, key) {
   if (e.status === 401) st.keyRefused(e, key);
   else if (e.status === 409 || e.status === 412 || e.code === 'idempotency-key-reused') {
     st.setDone(`Not done: ${problemWords(e)}`, Infinity);
-    st.reload(true).catch(() => {}).finally(() => { if (st.doneVersion === Infinity) st.doneVersion = st.c.version; });
+    st.rereadForLine();
   }
 }
 

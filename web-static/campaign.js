@@ -38,6 +38,9 @@ export async function showCampaign(main, id) {
   st.queueCount = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`)).length;
   st.queueChanged = () => { st.sig = null; update(st); };
   st.reload = (full) => reload(st, full);
+  // Everything read again; a line said of the version still to be read (setDone with Infinity:
+  // a refusal) then speaks of the version on screen, whether or not the read succeeded.
+  st.rereadForLine = () => reload(st, true).catch(() => {}).finally(() => { if (st.doneVersion === Infinity) st.doneVersion = st.c.version; });
   // A key the server refuses now (the organizer gave the role a new link): the page goes on
   // read-only and says so, and this device forgets the old link (not a newer one it may hold
   // for the same role).
@@ -179,10 +182,9 @@ function live(st) {
 // Queued actions, sent in order once the server can be reached.
 function sendQueued(st) {
   if (!st.queueCount()) return;
-  // What this page's own writes said (ownLine), carried on while a flush stopped midway is
-  // taken up again and the line still says it.
-  const carried = st.queuedOwn && st.done === ownLine(st.queuedOwn) ? st.queuedOwn : [];
-  const own = [...carried];
+  // What this page's own writes said (ownLine), carried on when a flush stopped midway is taken
+  // up again (and forgotten below if the line says something else by then).
+  const own = [...(st.queuedOwn || [])];
   flushQueue((item, error, data, etag) => {
     // The queue holds every campaign's writes, made with every link this phone has: one of
     // another campaign, or made with another link of this one, is said as such; and neither
@@ -207,7 +209,7 @@ function sendQueued(st) {
     st.sig = null;
   }).then((how) => {
     if (how !== 'busy') st.queuedOwn = how === 'stopped' && own.length ? own : null;
-    reload(st, true).catch(() => {}).finally(() => { if (st.doneVersion === Infinity) st.doneVersion = st.c.version; });
+    st.rereadForLine();
   });
 }
 

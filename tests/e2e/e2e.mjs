@@ -1117,6 +1117,14 @@ try {
     `an undo decided on an older page is refused, the reason stays at the top (${notDone}), nothing is undone`);
   await fOrg.unroute(/\?wait=25$/);
   await fOrg.evaluate(() => window.dispatchEvent(new Event('online')));
+  // It speaks of the campaign as the page read it then: a change made after it clears it (the
+  // Axis' choice undone and made again, as it was).
+  await caughtUp(fOrg, fx.id);
+  await post(`/campaigns/${fx.id}/undo`, fx.organizer_key, {});
+  await post(`/campaigns/${fx.id}/battles/2/reserve-choice`, fx.axis_key, { options: [] });
+  const clearedHeard = await caughtUp(fOrg, fx.id);
+  const afterChange = await text(fOrg, '#done');
+  check(clearedHeard && !afterChange.startsWith('Not done:'), `and a change made after it clears it (${afterChange || 'nothing said'})`);
 
   // Back on the home page of the organizer's browser: the campaign and its links are there.
   await fOrg.goto(`${BASE}/`);
