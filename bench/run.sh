@@ -196,7 +196,8 @@ P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
 if [ -n "${PERF_PID:-}" ]; then
   wait "$PERF_PID" || true
   perf report -q -i "$out/perf-warm.data" --stdio --sort comm,dso --percent-limit 1 >"$out/perf-warm.txt" 2>/dev/null || true
-  perf report -q -i "$out/perf-warm.data" --stdio --comm m44d --sort sym --percent-limit 0.7 >>"$out/perf-warm.txt" 2>/dev/null || true
+  # m44d's threads by their own names (m44d-db, MHD-worker ...): by its process id.
+  perf report -q -i "$out/perf-warm.data" --stdio --pid "$M44_PID" --sort dso,sym --percent-limit 0.5 >>"$out/perf-warm.txt" 2>/dev/null || true
   perf report -q -i "$out/perf-warm.data" --stdio --comm postgres --sort sym --percent-limit 0.7 >>"$out/perf-warm.txt" 2>/dev/null || true
   rm -f "$out/perf-warm.data"
 fi

@@ -129,7 +129,8 @@ struct held {
 };
 
 /* A new pointer member must be owned and copied in campaign_own (campaign/state.c) and kept by
- * pack, unpack and packed_free (campaign/state_cache.c), which copy the struct as bytes. */
+ * copy_pointers, unpack and packed_free (campaign/state_cache.c), which copy the struct's parts
+ * as bytes. */
 struct campaign {
     char id[CAMPAIGN_ID_LEN + 1];
     char name[NAME_MAX_BYTES + 1];
@@ -213,9 +214,6 @@ struct campaign *campaign_new(void);
 void campaign_free(struct campaign *c);
 /* Lets go of what c holds and zeroes it. */
 void campaign_clear(struct campaign *c);
-/* dst (empty, or holding a campaign it lets go of) becomes a copy of src that shares nothing
- * with it. false: out of memory (dst is left empty). */
-bool campaign_copy(struct campaign *dst, const struct campaign *src);
 /* c's pointers (its scenario list, effects' data, last action, chat link) lead to another
  * campaign's: c gets copies of its own. false: out of memory (c is left empty). */
 bool campaign_own(struct campaign *c);

@@ -171,13 +171,6 @@ bool campaign_own(struct campaign *c)
     return ok;
 }
 
-bool campaign_copy(struct campaign *dst, const struct campaign *src)
-{
-    clear(dst);
-    memcpy(dst, src, sizeof *dst);
-    return campaign_own(dst);
-}
-
 /* campaign_same: each difference names itself. */
 #define DIFF(cond, ...)                                                                            \
     do {                                                                                           \

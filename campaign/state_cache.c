@@ -12,7 +12,8 @@
 /* The table's shape: util/ways.h (eight ways, a keyed hash). */
 
 /* A campaign held: its struct without the unused ends of its arrays (a campaign of ten battles
- * takes about 12 KiB, not the struct's 77), and what its pointers lead to. */
+ * takes about 12 KiB, not the struct's 77), and copies of what its pointers lead to (the
+ * pointers within the bytes are the packed campaign's, never followed: unpack replaces them). */
 struct packed {
     atomic_uint refs;       /* the slot's, and one for each read unpacking it outside the lock */
     json_t *scenarios_json; /* its own scenario list, or NULL */
@@ -100,7 +101,26 @@ static void packed_release(struct packed *p)
         packed_free(p);
 }
 
-/* A packed copy of c that shares nothing with it (one reference: the slot's), or NULL. */
+/* p's copies of what c's pointers lead to (as campaign_own makes them for a struct). false: out
+ * of memory (what was copied is p's, freed with it). */
+static bool copy_pointers(struct packed *p, const struct campaign *c)
+{
+    if (c->scenarios_json) { /* else c->scenarios is the ruleset's: borrowed, not copied */
+        if (!(p->scenarios = malloc(sizeof *p->scenarios)) ||
+            !(p->scenarios_json = json_deep_copy(c->scenarios_json)))
+            return false;
+        memcpy(p->scenarios, c->scenarios, sizeof *p->scenarios);
+    }
+    for (int i = 0; i < c->neffects; i++)
+        if (c->effects[i].data && !(p->effect_data[i] = json_deep_copy(c->effects[i].data)))
+            return false;
+    if (c->last.detail && !(p->last_detail = json_deep_copy(c->last.detail)))
+        return false;
+    return !c->webhook_url || (p->webhook_url = strdup(c->webhook_url));
+}
+
+/* A packed copy of c that shares nothing with it (one reference: the slot's), or NULL. Only the
+ * parts kept are copied: never the whole struct. */
 static struct packed *pack(const struct campaign *c)
 {
     struct part part[NPARTS];
@@ -108,30 +128,22 @@ static struct packed *pack(const struct campaign *c)
     size_t len = 0;
     for (int i = 0; i < NPARTS; i++)
         len += part[i].len;
-    struct campaign *own = campaign_new();
     struct packed *p = calloc(1, sizeof *p + len);
-    if (!own || !p || !campaign_copy(own, c)) {
-        campaign_free(own);
-        free(p);
+    if (!p)
         return NULL;
-    }
     atomic_init(&p->refs, 1);
     p->len = len;
     p->version = c->version;
     p->grand_version = c->grand_version;
     unsigned char *at = p->bytes;
     for (int i = 0; i < NPARTS; i++) {
-        memcpy(at, (const unsigned char *)own + part[i].at, part[i].len);
+        memcpy(at, (const unsigned char *)c + part[i].at, part[i].len);
         at += part[i].len;
     }
-    /* What own's pointers lead to is the entry's now; own itself goes. */
-    p->scenarios_json = own->scenarios_json;
-    p->scenarios = own->scenarios_json ? own->scenarios : NULL;
-    for (int i = 0; i < own->neffects; i++)
-        p->effect_data[i] = own->effects[i].data;
-    p->last_detail = own->last.detail;
-    p->webhook_url = own->webhook_url;
-    free(own);
+    if (!copy_pointers(p, c)) {
+        packed_free(p);
+        return NULL;
+    }
     return p;
 }
 

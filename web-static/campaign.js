@@ -182,50 +182,48 @@ function live(st) {
 // Queued actions, sent in order once the server can be reached.
 function sendQueued(st) {
   if (!st.queueCount()) return;
-  // What this page's own writes said (ownLine), carried on when a flush stopped midway is taken
+  // What this round's writes said (roundLine), carried on when a flush stopped midway is taken
   // up again (and forgotten below if the line says something else by then).
-  const own = [...(st.queuedOwn || [])];
+  const said = [...(st.queuedSaid || [])];
   flushQueue((item, error, data, etag) => {
     // The queue holds every campaign's writes, made with every link this phone has: one of
-    // another campaign, or made with another link of this one, is said as such; and neither
-    // replaces what this page's own writes said in the same round.
+    // another campaign, or made with another link of this one, is said as such. Every write of
+    // the round is said, in the order sent (two tabs of the same link both queued one, or one
+    // link's writes and another's).
     // What was said is forgotten once the line says something else (cleared as no longer true,
     // or the player's own action since).
-    if (own.length && st.done !== ownLine(own)) own.length = 0;
+    if (said.length && st.done !== roundLine(said)) said.length = 0;
     const here = item.path.startsWith(`/campaigns/${st.id}/`);
     const mine = here && item.key === st.key;
-    if (!mine && own.length) return;
     const what = mine ? item.label : `${here ? 'With another link on this phone' : 'In another campaign'}: ${queuedName(item)}`;
     const sent = (here && !error && sentWords(st, item.path, data, mine)) || `${what}: sent.`;
     const words = error ? `${what} could not be done: ${problemWords(error)}` : sent;
     // A refusal speaks of the version the page reads after this round (as afterRefusal): one
     // made meanwhile by a write sent before it does not clear it at once.
     const version = error ? Infinity : here ? versionOf(etag) : 0;
-    if (!mine) st.setDone(words, version, null);
-    else {
-      own.push({ words, version, refused: Boolean(error), holds: error ? null : holdsFor(st, data) });
-      st.setDone(ownLine(own), ...ownHolds(own));
-    }
+    // Only this page's own writes done hold the line (see roundHolds); the rest ride along.
+    const holds = mine && !error ? holdsFor(st, data) : null;
+    said.push({ words, version, rides: !mine || Boolean(error), holds });
+    st.setDone(roundLine(said), ...roundHolds(said));
     st.sig = null;
   }).then((how) => {
-    if (how !== 'busy') st.queuedOwn = how === 'stopped' && own.length ? own : null;
+    if (how !== 'busy') st.queuedSaid = how === 'stopped' && said.length ? said : null;
     st.rereadForLine();
   });
 }
 
-// Several of this page's own writes sent (two tabs of the same link both queued one): each is
-// said, in the order sent.
-const ownLine = (own) => own.map((p) => p.words).join(' ');
+const roundLine = (said) => said.map((p) => p.words).join(' ');
 
-// The version and holds (see st.setDone) of that line: it stays while every write done still
-// stands, the refusals said along with them; from the earliest write's version, so that a change
-// made between two of them is checked too. Else it goes at the next change.
-function ownHolds(own) {
-  const done = own.filter((p) => !p.refused);
+// The version and holds (see st.setDone) of that line: it stays while every write of this page's
+// own link done in the round still stands, the others said along with them; from the earliest
+// such write's version, so that a change made between two of them is checked too. Else it goes
+// at the next change.
+function roundHolds(said) {
+  const done = said.filter((p) => !p.rides);
   if (done.length && done.every((p) => p.holds)) {
     return [Math.min(...done.map((p) => p.version)), (s) => done.every((p) => p.holds(s))];
   }
-  return [Math.max(...own.map((p) => p.version)), null];
+  return [Math.max(...said.map((p) => p.version)), null];
 }
 
 const SECTIONS = [

@@ -990,6 +990,34 @@ try {
   check(tHeard && tLater === tLine, `and it stays said while the Axis roll (${tLater || 'nothing said'})`);
   await closePages(['t-two-tabs']);
 
+  // The page's own write and, after it in the same round, one made with another link of the
+  // same campaign on this phone (the Axis tab): once sent, the page says both, in the order sent.
+  const uc = await post('/campaigns', null, { name: 'Two links, one round', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
+  await post(`/campaigns/${uc.id}/battles`, uc.organizer_key, { scenario: 'Pegasus Bridge', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 4 });
+  const uPage = await newPage(phone, 'u-two-links');
+  const uPage2 = await newPage(phone, 'u-two-links-2', uPage);
+  const uRoll = new RegExp(`/campaigns/${uc.id}/battles/1/reserve-roll$`);
+  for (const [p, key] of [[uPage, uc.allies_key], [uPage2, uc.axis_key]]) {
+    await p.route(uRoll, gateway);
+    await p.goto(`${BASE}/c/${uc.id}#key=${key}`);
+    await p.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
+  }
+  for (const [p, faces] of [[uPage, ['star', 'armor']], [uPage2, ['infantry', 'grenade']]]) {
+    for (const f of faces) await p.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+    await p.click('#enter-reserve-roll');
+    await p.waitForSelector('#queued', { timeout: 5000 });
+  }
+  await uPage2.close();
+  pages.splice(pages.findIndex(([n]) => n === 'u-two-links-2'), 1);
+  await uPage.unroute(uRoll, gateway);
+  await uPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 20000 }).catch(() => {});
+  await caughtUp(uPage, uc.id);
+  const uLine = await text(uPage, '#done');
+  const uRolls = await get(`/campaigns/${uc.id}/rolls`);
+  check(uRolls.length === 2 && uLine === "Sent: your reserve roll: Star, Armor. Sent: the Axis' reserve roll: Infantry, Grenade.",
+    `this page's own write and another link's after it, sent in one round: the page says both, in order (${uLine || 'nothing said'})`);
+  await closePages(['u-two-links']);
+
   // A new Allies link: the old one is refused at once, the new one works, and its QR code reads.
   // Only a page whose own key's tag moved asks about its key again.
   const roleAsks = { org: 0, allies2: 0 };

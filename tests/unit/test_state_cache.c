@@ -4,6 +4,7 @@
 #include "tests/common/testkit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct campaign *c;
@@ -127,10 +128,72 @@ static void test_read_takes_read_ways(void)
     state_cache_shutdown();
 }
 
+/* A campaign held comes back whole, as a copy that shares nothing with the one put: its arrays
+ * up to their counts, the rest of the struct, and what its pointers lead to (its own scenario
+ * list, each effect's text, the last action's detail, the chat link), all still there once the
+ * campaign put is gone. */
+static void test_held_whole(void)
+{
+    state_cache_init(8);
+    struct campaign *put = campaign_new(), *got = campaign_new();
+    CU_ASSERT_FATAL(put && got);
+    snprintf(put->id, sizeof put->id, "%s", "whole");
+    put->version = 9;
+    put->nbattles = 2;
+    snprintf(put->battles[1].scenario, sizeof put->battles[1].scenario, "%s", "Pegasus Bridge");
+    put->nseeds = 1;
+    put->seeds[0].bytes[31] = 0xA5;
+    put->neffects = 3;
+    for (int i = 0; i < 3; i++) {
+        snprintf(put->effects[i].event_id, sizeof put->effects[i].event_id, "event-%d", i);
+        put->effects[i].data = json_pack("{s:s, s:i}", "name", put->effects[i].event_id, "n", i);
+    }
+    put->nheld = 1;
+    put->held[0].id = 4;
+    put->last.seq = 17;
+    put->last.detail = json_pack("{s:[i,i]}", "faces", 1, 5);
+    put->webhook_url = strdup("https://chat.example/hook");
+    put->scenarios_json = json_pack("[s]", "Omaha Beach");
+    put->scenarios = calloc(1, sizeof *put->scenarios);
+    CU_ASSERT_FATAL(put->scenarios_json && put->scenarios && put->webhook_url && put->last.detail);
+    put->scenarios->n = 1;
+    snprintf(put->scenarios->note, sizeof put->scenarios->note, "%s", "our own list");
+    state_cache_put(put);
+    campaign_free(put); /* what it led to goes with it */
+
+    CU_ASSERT_FATAL(state_cache_get("whole", got));
+    CU_ASSERT_EQUAL(got->version, 9);
+    CU_ASSERT_EQUAL(got->nbattles, 2);
+    CU_ASSERT_STRING_EQUAL(got->battles[1].scenario, "Pegasus Bridge");
+    CU_ASSERT_EQUAL(got->battles[2].scenario[0], '\0'); /* past the count: empty */
+    CU_ASSERT_EQUAL(got->seeds[0].bytes[31], 0xA5);
+    CU_ASSERT_EQUAL(got->held[0].id, 4);
+    CU_ASSERT_EQUAL(got->neffects, 3);
+    for (int i = 0; i < 3 && got->neffects == 3; i++) {
+        json_t *want = json_pack("{s:s, s:i}", "name", got->effects[i].event_id, "n", i);
+        CU_ASSERT(got->effects[i].data && json_equal(got->effects[i].data, want));
+        json_decref(want);
+    }
+    json_t *faces = json_pack("{s:[i,i]}", "faces", 1, 5);
+    CU_ASSERT(got->last.seq == 17 && got->last.detail && json_equal(got->last.detail, faces));
+    json_decref(faces);
+    CU_ASSERT(got->webhook_url && strcmp(got->webhook_url, "https://chat.example/hook") == 0);
+    CU_ASSERT(got->scenarios_json && json_is_array(got->scenarios_json));
+    CU_ASSERT(got->scenarios && got->scenarios->n == 1 &&
+              strcmp(got->scenarios->note, "our own list") == 0);
+    campaign_free(got); /* frees its copies: the held entry keeps its own (no double free) */
+    got = campaign_new();
+    CU_ASSERT_FATAL(got != NULL);
+    CU_ASSERT(state_cache_get("whole", got) && got->neffects == 3 && got->effects[2].data);
+    campaign_free(got);
+    state_cache_shutdown();
+}
+
 void register_state_cache_tests(void)
 {
     CU_pSuite s = CU_add_suite("campaigns held in memory", setup, teardown);
     CU_add_test(s, "a later state is kept", test_later_state_kept);
     CU_add_test(s, "a read's campaign never pushes out a write's", test_read_never_evicts_write);
     CU_add_test(s, "reads take empty ways, then the ways reads filled", test_read_takes_read_ways);
+    CU_add_test(s, "a campaign held comes back whole, sharing nothing", test_held_whole);
 }
