@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench/ab.sh OLD NEW [ROUNDS] [SECONDS]: two m44d binaries (say, a build of main and one of a
+# change) compared on the warm reserve roll, taking turns on one throwaway PostgreSQL so that
+# whatever else the machine does falls on both alike. Each turn: a fresh daemon, the Allies'
+# rolls on 20,000 campaigns it has not seen (16 connections), then the Axis' rolls on the
+# campaigns rolled on (warm); printed: both rates and m44d's CPU per warm roll (from /proc).
+# M44_AB_PERF=OLD|NEW also records that binary's first warm turn with perf (call graphs) into
+# bench/out/ab-perf.data. Figures are printed, never judged.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OLD=$(realpath "$1"); NEW=$(realpath "$2"); ROUNDS=${3:-3}; SECS=${4:-5}
+LG=build/release/bench/loadgen
+[ -x "$LG" ] || make -s bench-bins
+mkdir -p bench/out
+pgdir=$(mktemp -d /tmp/m44-ab-pg.XXXXXX)
+chmod 755 "$pgdir"
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+scripts/pg.sh start "$pgdir" >/dev/null
+host=$(scripts/pg.sh host "$pgdir")
+psqlq() { psql -q -X -v ON_ERROR_STOP=1 -h "$host" -U m44 "$@"; }
+conn() { echo "host='$host' user=m44 dbname=$1"; }
+. bench/common.sh # field, ms_per, gen_campaigns, roll_targets
+psqlq -d postgres -c "CREATE DATABASE bench"
+"$OLD" --migrate --database "$(conn bench)" 2>/dev/null
+gen_campaigns bench "$((ROUNDS * 2 * 20000))" 1 reserves >/dev/null
+psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+targets=$(mktemp /tmp/m44-ab-targets.XXXXXX)
+first=1
+perf_for=${M44_AB_PERF:-}
+for r in $(seq "$ROUNDS"); do
+  for which in OLD NEW; do
+    "${!which}" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 \
+      --rate-write 0 --rate-create 0 --threads 16 --per-ip-limit 256 --state-entries 65536 2>/dev/null &
+    pid=$!
+    until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
+    roll_targets "$first" "$((first + 19999))" a >"$targets"
+    C=$($LG -c 16 -d "$SECS" -p "$targets" "127.0.0.1:$port")
+    roll_targets "$first" "$((first + $(field requests "$C") - 1))" x >"$targets"
+    if [ "$perf_for" = "$which" ]; then
+      perf record -q -F 2000 --call-graph dwarf,16384 -p "$pid" -o bench/out/ab-perf.data -- sleep "$SECS" 2>/dev/null &
+      perf_pid=$!
+    fi
+    t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    W=$($LG -c 16 -d "$SECS" -p "$targets" "127.0.0.1:$port")
+    t1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    if [ "$perf_for" = "$which" ]; then wait "$perf_pid" || true; perf_for=; fi
+    echo "$which, turn $r: cold $(field rps "$C")/s, warm $(field rps "$W")/s ($(field ok "$W") answered 2xx); m44d CPU per warm roll $(ms_per "$t0" "$t1" "$(field ok "$W")") ms"
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    pid=
+    first=$((first + 20000))
+  done
+done
+rm -f "$targets"
