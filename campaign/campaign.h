@@ -128,9 +128,9 @@ struct held {
     char state[12]; /* "held", "used", "removed" */
 };
 
-/* A new pointer member must be owned and copied in campaign_own (campaign/state.c) and kept by
- * copy_pointers, unpack and packed_free (campaign/state_cache.c), which copy the struct's parts
- * as bytes. */
+/* A new pointer member must be copied in campaign_copies_make, freed in campaign_copies_free and
+ * lent in campaign_copies_lend (campaign/state.c): campaign_own and the campaigns held in memory
+ * (campaign/state_cache.c, which copies the struct's parts as bytes) use those three. */
 struct campaign {
     char id[CAMPAIGN_ID_LEN + 1];
     char name[NAME_MAX_BYTES + 1];
@@ -217,6 +217,22 @@ void campaign_clear(struct campaign *c);
 /* c's pointers (its scenario list, effects' data, last action, chat link) lead to another
  * campaign's: c gets copies of its own. false: out of memory (c is left empty). */
 bool campaign_own(struct campaign *c);
+/* What a campaign's pointers lead to, as copies: its own scenario list (NULL when it plays the
+ * ruleset's, which is borrowed), each effect's data, the last action's detail, the chat link. */
+struct campaign_copies {
+    json_t *scenarios_json;
+    struct scenario_list *scenarios; /* parsed from scenarios_json */
+    json_t *effect_data[RS_MAX_EVENTS];
+    json_t *last_detail;
+    char *webhook_url;
+};
+/* out: copies of what c's pointers lead to, sharing nothing with c. false: out of memory (out
+ * holds nothing). */
+bool campaign_copies_make(const struct campaign *c, struct campaign_copies *out);
+void campaign_copies_free(struct campaign_copies *x);
+/* c's pointers lead to x's copies (c's ruleset's scenario list stays when x has none of its own):
+ * borrowed, until campaign_own, or x's as long as x holds them. */
+void campaign_copies_lend(struct campaign *c, const struct campaign_copies *x);
 /* Whether two campaigns are the same as far as anything reads them; when not, `why` names the
  * first difference. A last.seq of CAMPAIGN_SEQ_UNKNOWN matches any number. */
 bool campaign_same(const struct campaign *held, const struct campaign *loaded, char *why,

@@ -136,36 +136,54 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+void campaign_copies_free(struct campaign_copies *x)
+{
+    json_decref(x->scenarios_json);
+    free(x->scenarios);
+    for (size_t i = 0; i < RS_MAX_EVENTS; i++)
+        json_decref(x->effect_data[i]);
+    json_decref(x->last_detail);
+    free(x->webhook_url);
+    memset(x, 0, sizeof *x);
+}
+
+bool campaign_copies_make(const struct campaign *c, struct campaign_copies *out)
+{
+    memset(out, 0, sizeof *out);
+    bool ok = true;
+    if (c->scenarios_json) { /* else c->scenarios is the ruleset's: borrowed, not copied */
+        ok = (out->scenarios = malloc(sizeof *out->scenarios)) &&
+             (out->scenarios_json = json_deep_copy(c->scenarios_json));
+        if (ok)
+            memcpy(out->scenarios, c->scenarios, sizeof *out->scenarios);
+    }
+    for (int i = 0; ok && i < c->neffects; i++)
+        ok = !c->effects[i].data || (out->effect_data[i] = json_deep_copy(c->effects[i].data));
+    ok = ok && (!c->last.detail || (out->last_detail = json_deep_copy(c->last.detail)));
+    ok = ok && (!c->webhook_url || (out->webhook_url = strdup(c->webhook_url)));
+    if (!ok)
+        campaign_copies_free(out);
+    return ok;
+}
+
+void campaign_copies_lend(struct campaign *c, const struct campaign_copies *x)
+{
+    c->scenarios_json = x->scenarios_json;
+    if (x->scenarios_json) /* else a ruleset's list stays */
+        c->scenarios = x->scenarios;
+    for (int i = 0; i < c->neffects; i++)
+        c->effects[i].data = x->effect_data[i];
+    c->last.detail = x->last_detail;
+    c->webhook_url = x->webhook_url;
+}
+
 bool campaign_own(struct campaign *c)
 {
-    /* Each borrowed pointer is replaced (by a copy, or NULL once a copy failed) before anything
-     * could free it. */
-    bool ok = true;
-    json_t *sj = c->scenarios_json;
-    const struct scenario_list *sl = c->scenarios;
-    c->scenarios_json = NULL;
-    if (sj) {
-        c->scenarios = malloc(sizeof *c->scenarios);
-        c->scenarios_json = c->scenarios ? json_deep_copy(sj) : NULL;
-        if (c->scenarios_json) {
-            memcpy(c->scenarios, sl, sizeof *c->scenarios);
-        } else {
-            free(c->scenarios);
-            c->scenarios = NULL;
-            ok = false;
-        }
-    }
-    for (int i = 0; i < c->neffects; i++) {
-        json_t *d = c->effects[i].data;
-        c->effects[i].data = ok && d ? json_deep_copy(d) : NULL;
-        ok &= !d || c->effects[i].data;
-    }
-    json_t *d = c->last.detail;
-    c->last.detail = ok && d ? json_deep_copy(d) : NULL;
-    ok &= !d || c->last.detail;
-    char *hook = c->webhook_url;
-    c->webhook_url = ok && hook ? strdup(hook) : NULL;
-    ok &= !hook || c->webhook_url;
+    struct campaign_copies x;
+    bool ok = campaign_copies_make(c, &x);
+    /* Each borrowed pointer is replaced by its copy (NULL when the copies failed) before anything
+     * could free it: c owns them from now on. */
+    campaign_copies_lend(c, &x);
     if (!ok)
         clear(c);
     return ok;

@@ -15,12 +15,8 @@
  * takes about 12 KiB, not the struct's 77), and copies of what its pointers lead to (the
  * pointers within the bytes are the packed campaign's, never followed: unpack replaces them). */
 struct packed {
-    atomic_uint refs;       /* the slot's, and one for each read unpacking it outside the lock */
-    json_t *scenarios_json; /* its own scenario list, or NULL */
-    struct scenario_list *scenarios; /* ... parsed (when scenarios_json) */
-    json_t *effect_data[RS_MAX_EVENTS];
-    json_t *last_detail;
-    char *webhook_url;
+    atomic_uint refs; /* the slot's, and one for each read unpacking it outside the lock */
+    struct campaign_copies copies;
     long long version, grand_version; /* the campaign's, as in bytes */
     size_t len;
     unsigned char bytes[];
@@ -84,12 +80,7 @@ static void packed_free(struct packed *p)
 {
     if (!p)
         return;
-    json_decref(p->scenarios_json);
-    free(p->scenarios);
-    for (size_t i = 0; i < RS_MAX_EVENTS; i++)
-        json_decref(p->effect_data[i]);
-    json_decref(p->last_detail);
-    free(p->webhook_url);
+    campaign_copies_free(&p->copies);
     sodium_memzero(p->bytes, p->len); /* the seeds' secret bytes */
     free(p);
 }
@@ -99,24 +90,6 @@ static void packed_release(struct packed *p)
 {
     if (p && atomic_fetch_sub(&p->refs, 1) == 1)
         packed_free(p);
-}
-
-/* p's copies of what c's pointers lead to (as campaign_own makes them for a struct). false: out
- * of memory (what was copied is p's, freed with it). */
-static bool copy_pointers(struct packed *p, const struct campaign *c)
-{
-    if (c->scenarios_json) { /* else c->scenarios is the ruleset's: borrowed, not copied */
-        if (!(p->scenarios = malloc(sizeof *p->scenarios)) ||
-            !(p->scenarios_json = json_deep_copy(c->scenarios_json)))
-            return false;
-        memcpy(p->scenarios, c->scenarios, sizeof *p->scenarios);
-    }
-    for (int i = 0; i < c->neffects; i++)
-        if (c->effects[i].data && !(p->effect_data[i] = json_deep_copy(c->effects[i].data)))
-            return false;
-    if (c->last.detail && !(p->last_detail = json_deep_copy(c->last.detail)))
-        return false;
-    return !c->webhook_url || (p->webhook_url = strdup(c->webhook_url));
 }
 
 /* A packed copy of c that shares nothing with it (one reference: the slot's), or NULL. Only the
@@ -140,7 +113,7 @@ static struct packed *pack(const struct campaign *c)
         memcpy(at, (const unsigned char *)c + part[i].at, part[i].len);
         at += part[i].len;
     }
-    if (!copy_pointers(p, c)) {
+    if (!campaign_copies_make(c, &p->copies)) {
         packed_free(p);
         return NULL;
     }
@@ -167,14 +140,7 @@ static bool unpack(const struct packed *p, struct campaign *c)
         at += part[i].len;
     }
     /* Borrowed for a moment, then copied. */
-    if (p->scenarios_json) {
-        c->scenarios_json = p->scenarios_json;
-        c->scenarios = p->scenarios;
-    }
-    for (int i = 0; i < c->neffects; i++)
-        c->effects[i].data = p->effect_data[i];
-    c->last.detail = p->last_detail;
-    c->webhook_url = p->webhook_url;
+    campaign_copies_lend(c, &p->copies);
     return campaign_own(c);
 }
 
