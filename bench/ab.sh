@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # bench/ab.sh OLD NEW [ROUNDS] [SECONDS]: two m44d binaries (say, a build of main and one of a
 # change) compared on the warm reserve roll, taking turns on one throwaway PostgreSQL so that
-# whatever else the machine does falls on both alike. Each turn: a fresh daemon, the Allies'
-# rolls on 20,000 campaigns it has not seen (16 connections), then the Axis' rolls on the
-# campaigns rolled on (warm); printed: both rates and m44d's CPU per warm roll (from /proc).
+# whatever else the machine does falls on both alike. Each turn: a fresh daemon (--threads 16,
+# as make bench), the Allies' rolls on 20,000 campaigns it has not seen (16 connections), then
+# the Axis' rolls on the campaigns rolled on (warm); printed: both rates and m44d's CPU per warm
+# roll (from /proc).
 # M44_AB_PERF=OLD|NEW also records that binary's first warm turn with perf (call graphs) into
-# bench/out/ab-perf.data. Figures are printed, never judged.
+# bench/out/ab-perf.data. M44_AB_OLD_ARGS and M44_AB_NEW_ARGS add options to that binary's
+# daemon (after the turn's own, so they win: OLD and NEW may be one binary, say
+# M44_AB_NEW_ARGS="--threads 4"). Figures are printed, never judged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); ROUNDS=${3:-3}; SECS=${4:-5}
@@ -35,8 +38,11 @@ first=1
 perf_for=${M44_AB_PERF:-}
 for r in $(seq "$ROUNDS"); do
   for which in OLD NEW; do
+    extra_var=M44_AB_${which}_ARGS
+    extra=${!extra_var:-}
     "${!which}" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 \
-      --rate-write 0 --rate-create 0 --threads 16 --per-ip-limit 256 --state-entries 65536 2>/dev/null &
+      --rate-write 0 --rate-create 0 --threads 16 --per-ip-limit 256 --state-entries 65536 \
+      ${extra} 2>/dev/null &
     pid=$!
     until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
     roll_targets "$first" "$((first + 19999))" a >"$targets"

@@ -9,6 +9,9 @@ out=$root/bench/out
 rm -rf "$out"
 mkdir -p "$out"
 SECS=${M44_BENCH_SECONDS:-8}
+# m44d's database workers in the rows that write (M44_BENCH_THREADS, default 16, as in the runs
+# recorded in bench/RESULTS.md; with m44d's own default of 4 see its reading of 4 against 16).
+WORKERS=${M44_BENCH_THREADS:-16}
 BIN=build/release/bench
 LG=$BIN/loadgen
 
@@ -70,7 +73,7 @@ cpu_row() { # LABEL PG0 PG1 M0 M1 REQUESTS
 echo "== setting up (campaigns through SQL, as the API would leave them)" >&2
 N=60000
 psqlq -d bench -c "SELECT 1" >/dev/null
-start_m44d bench "$(free_port)" --threads 16
+start_m44d bench "$(free_port)" --threads "$WORKERS"
 FIRST_READY_MS=$READY_MS
 kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
 gen_campaigns bench "$N" 1 reserves
@@ -168,7 +171,7 @@ PG16=$(cat "$out/pg16.txt")
 echo "== m44d: POST reserve-roll" >&2
 PORT=$(free_port)
 # Every campaign rolled on stays held (about 3 KiB each: one battle).
-start_m44d bench "$PORT" --threads 16 --per-ip-limit 256 --state-entries 65536
+start_m44d bench "$PORT" --threads "$WORKERS" --per-ip-limit 256 --state-entries 65536
 READY_MS_AGAIN=$READY_MS
 MAIN_PID=$M44_PID
 state_found() { curl -s "http://127.0.0.1:$1/metrics" | sed -n "s/^m44d_state_writes_total{found=\"$2\"} \([0-9]*\)$/\1/p"; }
@@ -213,7 +216,7 @@ echo "$M1 / $M16 / warm $W1 / $W16" >"$out/rolls-loadgen.txt"
 
 echo "== m44d: battle cycles" >&2
 CPORT=$(free_port)
-start_m44d bench_cycle "$CPORT" --threads 16 --per-ip-limit 256
+start_m44d bench_cycle "$CPORT" --threads "$WORKERS" --per-ip-limit 256
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
 C16=$($LG -c 16 -d "$SECS" -s "$out/cycle-16.txt" "127.0.0.1:$CPORT")
 P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
@@ -408,7 +411,7 @@ pgv=$("$pgbin/postgres" --version)
   echo
   echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -srm), $(nproc) CPU ($cpu), $mem; $pgv"
   echo "with default settings (fsync on), over a unix socket. Each measurement runs ${SECS} s;"
-  echo "m44d with --threads 16 (database workers) and --http-threads 2. Load from bench/loadgen"
+  echo "m44d with --threads $WORKERS (database workers) and --http-threads 2. Load from bench/loadgen"
   echo "(keep-alive connections, one thread each) and pgbench, on the same machine."
   echo
   echo "| measurement | connections | requests/s | p50 ms | p99 ms | compared |"

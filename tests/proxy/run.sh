@@ -42,7 +42,12 @@ edge_problem() { # curl-output status code
   [ "$(tail -n 1 <<<"$1")" = "$2" ] && has "$1" '^content-type: application/problem\+json' &&
     has "$1" '^strict-transport-security: max-age=63072000' &&
     grep -qF "\"status\":$2," "$tmp/answer" && grep -qF "\"code\":\"$3\"" "$tmp/answer" &&
-    node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$tmp/answer"
+    node -e '
+      const fs = require("fs");
+      const code = JSON.parse(fs.readFileSync(process.argv[1], "utf8")).code;
+      const doc = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+      if (!doc.components.schemas.Problem.properties.code.enum.includes(code)) process.exit(1);
+    ' "$tmp/answer" "$top/api/openapi.json"
 }
 
 # Debian's nginx is in /usr/sbin, which is not on a user's PATH.

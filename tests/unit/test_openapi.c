@@ -96,7 +96,55 @@ static void test_documented_are_routes(void)
     json_decref(doc);
 }
 
-/* The document's problem codes are exactly api/problem.c's, both ways. */
+/*
+ * What the server answers before (or around) any handler is documented on every operation it
+ * can reach (api/server.c check_head, api/jobs.c): 400 for framing that cannot be trusted or a
+ * query of too many parameters and 413 on every route; 415 (a body not sent as JSON) and 422
+ * (an Idempotency-Key used for another request: every POST is a write) on every POST; 429 on
+ * every route under a rate limit; 500 and 503 on every route run by a database worker.
+ */
+static void test_gate_statuses(void)
+{
+    json_t *doc = load();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_t *paths = json_object_get(doc, "paths");
+    size_t n;
+    const struct route *routes = router_routes(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct route *rt = &routes[i];
+        bool post = strcmp(rt->method, "POST") == 0;
+        json_t *responses = json_object_get(
+            json_object_get(json_object_get(paths, rt->pattern), post ? "post" : "get"),
+            "responses");
+        const struct {
+            const char *status;
+            bool due;
+        } want[] = {
+            {"400", true},
+            {"413", true},
+            {"415", post},
+            {"422", post},
+            {"429", rt->limit != LIMIT_NONE},
+            {"500", rt->db},
+            {"503", rt->db},
+        };
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+            if (!want[k].due || json_object_get(responses, want[k].status))
+                continue;
+            fprintf(stderr, "\n%s %s: status %s is not in openapi.json\n", rt->method, rt->pattern,
+                    want[k].status);
+            CU_FAIL("a status the server answers is not documented");
+        }
+    }
+    json_decref(doc);
+}
+
+/* Codes answered by the reverse proxy of deploy/nginx, not by m44d (the proxy suite checks
+ * that its answers carry one of the document's codes). */
+static const char *const proxy_codes[] = {"server-unreachable"};
+#define NPROXY_CODES (int)(sizeof proxy_codes / sizeof proxy_codes[0])
+
+/* The document's problem codes are exactly api/problem.c's and the proxy's, both ways. */
 static void test_problem_codes(void)
 {
     json_t *doc = load();
@@ -108,7 +156,15 @@ static void test_problem_codes(void)
             "properties"),
         "code");
     json_t *list = json_object_get(codes, "enum");
-    CU_ASSERT_EQUAL(json_array_size(list), PROBLEM_COUNT);
+    CU_ASSERT_EQUAL(json_array_size(list), PROBLEM_COUNT + NPROXY_CODES);
+    for (int c = 0; c < NPROXY_CODES; c++) {
+        bool found = false, m44d_own = false;
+        for (size_t i = 0; i < json_array_size(list); i++)
+            found |= strcmp(json_string_value(json_array_get(list, i)), proxy_codes[c]) == 0;
+        for (int k = 0; k < PROBLEM_COUNT; k++)
+            m44d_own |= strcmp(problem_info((enum problem_code)k)->slug, proxy_codes[c]) == 0;
+        CU_ASSERT(found && !m44d_own);
+    }
     for (int c = 0; c < PROBLEM_COUNT; c++) {
         const char *slug = problem_info((enum problem_code)c)->slug;
         bool found = false;
@@ -127,4 +183,6 @@ void register_openapi_tests(void)
     CU_add_test(s, "every route is in openapi.json", test_routes_are_documented);
     CU_add_test(s, "every operation in openapi.json is routed", test_documented_are_routes);
     CU_add_test(s, "every problem code is in openapi.json, and no other", test_problem_codes);
+    CU_add_test(s, "what the server answers before any handler is documented on every route",
+                test_gate_statuses);
 }
