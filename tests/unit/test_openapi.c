@@ -20,6 +20,26 @@ static json_t *load(void)
     return doc;
 }
 
+/* The document's operation for a route (its method in lower case under its pattern), or NULL. */
+static json_t *operation_of(json_t *paths, const struct route *rt)
+{
+    char method[8];
+    size_t k = 0;
+    for (; k < sizeof method - 1 && rt->method[k]; k++)
+        method[k] = (char)tolower((unsigned char)rt->method[k]);
+    method[k] = '\0';
+    return json_object_get(json_object_get(paths, rt->pattern), method);
+}
+
+/* Whether the string `s` is in the JSON array `list`. */
+static bool listed(const json_t *list, const char *s)
+{
+    bool found = false;
+    for (size_t i = 0; i < json_array_size(list); i++)
+        found |= strcmp(json_string_value(json_array_get(list, i)), s) == 0;
+    return found;
+}
+
 static void test_routes_are_documented(void)
 {
     json_t *doc = load();
@@ -29,12 +49,7 @@ static void test_routes_are_documented(void)
     size_t n;
     const struct route *routes = router_routes(&n);
     for (size_t i = 0; i < n; i++) {
-        char method[8];
-        size_t k = 0;
-        for (; k < sizeof method - 1 && routes[i].method[k]; k++)
-            method[k] = (char)tolower((unsigned char)routes[i].method[k]);
-        method[k] = '\0';
-        json_t *op = json_object_get(json_object_get(paths, routes[i].pattern), method);
+        json_t *op = operation_of(paths, &routes[i]);
         if (!op)
             fprintf(stderr, "\nnot in openapi.json: %s %s\n", routes[i].method, routes[i].pattern);
         CU_ASSERT_PTR_NOT_NULL(op);
@@ -113,9 +128,7 @@ static void test_gate_statuses(void)
     for (size_t i = 0; i < n; i++) {
         const struct route *rt = &routes[i];
         bool post = strcmp(rt->method, "POST") == 0;
-        json_t *responses = json_object_get(
-            json_object_get(json_object_get(paths, rt->pattern), post ? "post" : "get"),
-            "responses");
+        json_t *responses = json_object_get(operation_of(paths, rt), "responses");
         const struct {
             const char *status;
             bool due;
@@ -158,18 +171,14 @@ static void test_problem_codes(void)
     json_t *list = json_object_get(codes, "enum");
     CU_ASSERT_EQUAL(json_array_size(list), PROBLEM_COUNT + NPROXY_CODES);
     for (int c = 0; c < NPROXY_CODES; c++) {
-        bool found = false, m44d_own = false;
-        for (size_t i = 0; i < json_array_size(list); i++)
-            found |= strcmp(json_string_value(json_array_get(list, i)), proxy_codes[c]) == 0;
+        bool m44d_own = false;
         for (int k = 0; k < PROBLEM_COUNT; k++)
             m44d_own |= strcmp(problem_info((enum problem_code)k)->slug, proxy_codes[c]) == 0;
-        CU_ASSERT(found && !m44d_own);
+        CU_ASSERT(listed(list, proxy_codes[c]) && !m44d_own);
     }
     for (int c = 0; c < PROBLEM_COUNT; c++) {
         const char *slug = problem_info((enum problem_code)c)->slug;
-        bool found = false;
-        for (size_t i = 0; i < json_array_size(list); i++)
-            found |= strcmp(json_string_value(json_array_get(list, i)), slug) == 0;
+        bool found = listed(list, slug);
         if (!found)
             fprintf(stderr, "\nproblem code %s is not in openapi.json\n", slug);
         CU_ASSERT(found);
