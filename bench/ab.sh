@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # bench/ab.sh OLD NEW [ROUNDS] [SECONDS]: two m44d binaries (say, a build of main and one of a
 # change) compared on the warm reserve roll, taking turns on one throwaway PostgreSQL so that
-# whatever else the machine does falls on both alike. Each turn: a fresh daemon (--threads 16,
+# whatever else the machine does falls on both alike. Each turn: a fresh daemon (--threads 4,
 # as make bench), the Allies' rolls on 20,000 campaigns it has not seen (16 connections), then
 # the Axis' rolls on the campaigns rolled on (warm); printed: both rates and m44d's CPU per warm
 # roll (from /proc).
 # M44_AB_PERF=OLD|NEW also records that binary's first warm turn with perf (call graphs) into
 # bench/out/ab-perf.data. M44_AB_OLD_ARGS and M44_AB_NEW_ARGS add options to that binary's
 # daemon (after the turn's own, so they win: OLD and NEW may be one binary, say
-# M44_AB_NEW_ARGS="--threads 4"). Figures are printed, never judged.
+# M44_AB_NEW_ARGS="--threads 16"). Figures are printed, never judged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); ROUNDS=${3:-3}; SECS=${4:-5}
@@ -30,9 +30,17 @@ conn() { echo "host='$host' user=m44 dbname=$1"; }
 . bench/common.sh # field, ms_per, gen_campaigns, roll_targets
 psqlq -d postgres -c "CREATE DATABASE bench"
 "$OLD" --migrate --database "$(conn bench)" 2>/dev/null
-gen_campaigns bench "$((ROUNDS * 2 * 20000))" 1 reserves >/dev/null
-psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
+gen_campaigns bench "$((ROUNDS * 2 * 20000 + 10000))" 1 reserves >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# The last 10,000 campaigns have rolled once before the statistics are taken (in_use).
+"$OLD" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 --rate-write 0 \
+  --rate-create 0 --per-ip-limit 256 2>/dev/null &
+pid=$!
+until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
+in_use bench "$((ROUNDS * 2 * 20000 + 1))" "$((ROUNDS * 2 * 20000 + 10000))" "127.0.0.1:$port"
+kill "$pid"; wait "$pid" 2>/dev/null || true
+pid=
+psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
 targets=$(mktemp /tmp/m44-ab-targets.XXXXXX)
 first=1
 perf_for=${M44_AB_PERF:-}
@@ -41,7 +49,7 @@ for r in $(seq "$ROUNDS"); do
     extra_var=M44_AB_${which}_ARGS
     extra=${!extra_var:-}
     "${!which}" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 \
-      --rate-write 0 --rate-create 0 --threads 16 --per-ip-limit 256 --state-entries 65536 \
+      --rate-write 0 --rate-create 0 --threads 4 --per-ip-limit 256 --state-entries 65536 \
       ${extra} 2>/dev/null &
     pid=$!
     until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done

@@ -19,7 +19,7 @@ export M44_CLUSTER_DIR=$work/cluster
 export M44_CLUSTER_PORT=${M44_BENCH_CLUSTER_PORT:-18780}
 # Rate limits off (the load is one client far faster than people), the same workers as
 # bench/run.sh's m44d, and no rendering cache.
-export M44_CLUSTER_DAEMON_ARGS="--rate-read 0 --rate-write 0 --rate-create 0 --threads 16 --cache-entries 0"
+export M44_CLUSTER_DAEMON_ARGS="--rate-read 0 --rate-write 0 --rate-create 0 --threads ${M44_BENCH_THREADS:-4} --cache-entries 0"
 cleanup() {
   M44_CLUSTER_DAEMONS=3 scripts/cluster.sh destroy >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -40,7 +40,8 @@ up() {
 
 echo "== cluster: $N campaigns" >&2
 up 3 standby
-gen_campaigns m44 "$N" 1 reserves >/dev/null
+gen_campaigns m44 "$((N + 10000))" 1 reserves >/dev/null
+in_use m44 "$((N + 1))" "$((N + 10000))" "$nginx" # the last 10,000 have rolled once
 psqlq -d m44 -c "VACUUM ANALYZE" -c "CHECKPOINT"
 psqlq -d m44 -At -c "SELECT '/api/v1/campaigns/' || md5('c' || i)::uuid FROM generate_series(1, 1000) i" >"$out/cluster-get.txt"
 # The standby has replayed it all before anything is measured.

@@ -55,6 +55,26 @@ roll_targets() { # FIRST LAST SIDE-KEY-LETTER [BATTLE, 1]
                          FROM generate_series($1, $2) i ORDER BY i"
 }
 
+# A database in use: in_use DB FIRST LAST HOST:PORT rolls the Allies' reserve roll of campaigns
+# FIRST..LAST once through the m44d at HOST:PORT (16 connections, at most 120 s), so that the
+# tables of rolls and of the log hold rows, as any database that has been played on does, when
+# the set-up takes its statistics (VACUUM ANALYZE). Taken on those tables empty, the statistics
+# make a scan of the whole table the cheapest plan for the reads of a campaign's rolls and log;
+# a connection that keeps that plan for its prepared statement goes on scanning the table as the
+# load fills it, until autovacuum analyzes it again. bench/RESULTS.md, "Why the cold rolls fell
+# with four database workers".
+in_use() {
+  local f r
+  f=$(mktemp /tmp/m44-in-use.XXXXXX)
+  BENCH_DB=$1 roll_targets "$2" "$3" a >"$f"
+  r=$("$LG" -c 16 -d 120 -p "$f" "$4")
+  rm -f "$f"
+  if [ "$(field ok "$r")" != "$(($3 - $2 + 1))" ]; then
+    echo "bench: the rolls that put the database in use did not all succeed: $r" >&2
+    return 1
+  fi
+}
+
 # What PostgreSQL's backends are doing, sampled while a row runs: waits_start DB APP SECONDS
 # FILE starts a sampler (one session; every 20 ms it reads pg_stat_activity for the backends of
 # DB whose application_name is APP: pgbench, or m44d's database workers) that writes one line

@@ -9,9 +9,8 @@ out=$root/bench/out
 rm -rf "$out"
 mkdir -p "$out"
 SECS=${M44_BENCH_SECONDS:-8}
-# m44d's database workers in the rows that write (M44_BENCH_THREADS, default 16, as in the runs
-# recorded in bench/RESULTS.md; with m44d's own default of 4 see its reading of 4 against 16).
-WORKERS=${M44_BENCH_THREADS:-16}
+# m44d's database workers in the rows that write (M44_BENCH_THREADS; default 4, m44d's own).
+WORKERS=${M44_BENCH_THREADS:-4}
 BIN=build/release/bench
 LG=$BIN/loadgen
 
@@ -71,12 +70,17 @@ cpu_row() { # LABEL PG0 PG1 M0 M1 REQUESTS
 }
 
 echo "== setting up (campaigns through SQL, as the API would leave them)" >&2
-N=60000
+N=100000
+IN_USE=10000 # campaigns N+1.. that have rolled before anything is measured (in_use)
 psqlq -d bench -c "SELECT 1" >/dev/null
 start_m44d bench "$(free_port)" --threads "$WORKERS"
 FIRST_READY_MS=$READY_MS
 kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
-gen_campaigns bench "$N" 1 reserves
+gen_campaigns bench "$((N + IN_USE))" 1 reserves
+PORT=$(free_port)
+start_m44d bench "$PORT" --threads "$WORKERS" --per-ip-limit 256
+in_use bench "$((N + 1))" "$((N + IN_USE))" "127.0.0.1:$PORT"
+kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true
 # Settled before any measurement: the set-up leaves autovacuum work (new tables, many rows)
 # that would otherwise run during the first rows and count as theirs.
 psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
@@ -84,9 +88,9 @@ psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
 # campaign order, so that concurrent requests are for different campaigns, as pgbench's
 # clients update different rows. The Allies roll first, on campaigns m44d has not seen (cold);
 # then the Axis, on the campaigns the Allies rolled on, which m44d holds since (warm).
-roll_targets 1 10000 a >"$out/rolls-1.txt"
-roll_targets 10001 "$N" a >"$out/rolls-16.txt"
-# A whole battle cycle, step by step, on campaigns whose first battle is over: 20 battles each
+roll_targets 1 15000 a >"$out/rolls-1.txt"
+roll_targets 15001 60000 a >"$out/rolls-16.txt"
+# A whole battle cycle, step by step, on campaigns whose first battle is over: 30 battles each
 # (create it, both sides' victory-event and reserve rolls, their choices, the result), ten
 # campaigns for each of 16 connections (loadgen -s: connection k sends lines k, k + 16...).
 bin/m44d --migrate --database "$(conn bench_cycle)" 2>>"$out/m44d-bench_cycle.log"
@@ -103,8 +107,8 @@ steps(s, path, who, body) AS (VALUES
   (7, '/battles/%s/result', 'o', '{"winner":"allies","medals":{"allies":6,"axis":3}}'))
 SELECT format(E'/api/v1/campaigns/%s%s\t%s%s\t%s', c.id, format(steps.path, b), steps.who,
               lpad(c.i::text, 42, '0'), format(steps.body, b))
-FROM c, generate_series(2, 21) b, steps
-ORDER BY ((c.r * 20 + b - 2) * 8 + steps.s), c.k
+FROM c, generate_series(2, 31) b, steps
+ORDER BY ((c.r * 30 + b - 2) * 8 + steps.s), c.k
 SQL
 
 echo "== pgbench: one transaction, UPDATE + INSERT" >&2
@@ -183,7 +187,7 @@ P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
 cpu_row "m44d: POST .../reserve-roll, cold" "$P0" "$P1" "$T0" "$T1" "$(field ok "$M16")"
 # The Axis of exactly the campaigns whose Allies rolled (the loads took lines in order).
 roll_targets 1 "$(field requests "$M1")" x >"$out/rolls-1-warm.txt"
-roll_targets 10001 "$((10000 + $(field requests "$M16")))" x >"$out/rolls-16-warm.txt"
+roll_targets 15001 "$((15000 + $(field requests "$M16")))" x >"$out/rolls-16-warm.txt"
 HITS0=$(state_found "$PORT" hit)
 W1=$($LG -c 1 -d "$SECS" -p "$out/rolls-1-warm.txt" "127.0.0.1:$PORT")
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
@@ -232,7 +236,8 @@ row "pgbench: m44d's battle-cycle SQL (8 transactions a battle), actions; ms per
 row "m44d: battle cycle (8 actions a battle), actions" 16 "$(field rps "$C16")" "$(field p50_ms "$C16")" "$(field p99_ms "$C16")" "$(ratio "$(field rps "$C16")" "$(field rps "$PGC")") × pgbench's cycle"
 
 echo "== pgbench: m44d's own reserve-roll transaction" >&2
-# Campaigns 10001.. (already rolled on by m44d above); pgbench's rolls go to random battles.
+# Campaigns 10001 to 60000, at random (some already rolled on by m44d above); pgbench's rolls go to
+# random battles.
 pgbench_cpu "pgbench: m44d's reserve-roll SQL" 16 reserve-roll.sql -M prepared >"$out/pgm.txt"
 PGM=$(cat "$out/pgm.txt")
 row "pgbench: m44d's reserve-roll SQL, pipelined as m44d sends it" 16 "$(field rps "$PGM")" "$(field p50_ms "$PGM")" "$(field p99_ms "$PGM")" "$(ratio "$(field rps "$PGM")" "$(field rps "$PG16")") × pgbench"
@@ -263,15 +268,15 @@ pgbench_cpu "pgbench: the campaign's version bump, alone" 16 reserve-roll-save.s
 echo "== what the announcement of a change costs (NOTIFY m44d_versions, off for these rows only)" >&2
 # PostgreSQL serializes the commits of transactions that NOTIFY, each holding the queue's lock
 # until its commit is flushed. With the trigger off, the same writes, and m44d's warm rolls on
-# campaigns 40001.. (warmed by an unmeasured pass of the Allies' rolls).
+# campaigns 60001.. (warmed by an unmeasured pass of the Allies' rolls).
 psqlq -d bench -c "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"
 waited "pgbench: only the writes, no announcement" pgbench \
   pgbench_cpu "pgbench: only the writes, no announcement" 16 reserve-roll-writes.sql -M prepared >"$out/pgq.txt"
 PGQ=$(cat "$out/pgq.txt")
 row "pgbench: only the writes of m44d's reserve roll, no announcement" 16 "$(field rps "$PGQ")" "$(field p50_ms "$PGQ")" "$(field p99_ms "$PGQ")" "$(ratio "$(field rps "$PGQ")" "$(field rps "$PG16")") × pgbench"
-roll_targets 40001 "$N" a >"$out/rolls-quiet-cold.txt"
+roll_targets 60001 "$N" a >"$out/rolls-quiet-cold.txt"
 QC=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-cold.txt" "127.0.0.1:$PORT")
-roll_targets 40001 "$((40000 + $(field requests "$QC")))" x >"$out/rolls-quiet-warm.txt"
+roll_targets 60001 "$((60000 + $(field requests "$QC")))" x >"$out/rolls-quiet-warm.txt"
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
 waited "m44d: POST .../reserve-roll, warm, no announcement" m44d \
   eval 'QW=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-warm.txt" "127.0.0.1:$PORT")'
@@ -447,7 +452,7 @@ pgv=$("$pgbin/postgres" --version)
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
   echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign that no read or write of this daemon has held loads it (lock and load, one round trip with the battle's rolls; a campaign whose page was read first is held by that read, and its first write is warm)"
   echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND; compared with pgbench sending the cycle's own statements (bench/battle-cycle.sql, taken from PostgreSQL's log of one battle played through m44d; the db suite checks each against m44d's), whose latencies are those of a whole battle"
-  echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with ${N} campaigns"
+  echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with $((N + IN_USE)) campaigns"
   echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d, and the row \"only the writes\" the same without the two reads, in one round trip"
   echo "- the 304s and the hello ran in $ROUNDS alternating rounds of $RSECS s each (304s first in odd rounds, the hello first in even ones); requests a second in each round, in order: 304s $NR_304; hello $NR_HELLO"
   echo "- the standing GET and its 304 are answered from the version heard from the database (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is rendered each time (the scale rows): loaded, or, in the row "held in memory", taken as this daemon's own write left it once one primary-key lookup has shown it is still at that version (reads in that row: ${HELD_READS:-?}, m44d_state_reads_total); the GET rows start after VACUUM and CHECKPOINT"
