@@ -27,7 +27,7 @@ scripts/pg.sh start "$pgdir" >/dev/null
 host=$(scripts/pg.sh host "$pgdir")
 psqlq() { psql -q -X -v ON_ERROR_STOP=1 -h "$host" -U m44 "$@"; }
 conn() { echo "host='$host' user=m44 dbname=$1"; }
-. bench/common.sh # field, ms_per, gen_campaigns, roll_targets
+. bench/common.sh # field, ms_per, gen_campaigns, roll_targets, in_use
 psqlq -d postgres -c "CREATE DATABASE bench"
 "$OLD" --migrate --database "$(conn bench)" 2>/dev/null
 gen_campaigns bench "$((ROUNDS * 2 * 20000 + 10000))" 1 reserves >/dev/null

@@ -1,7 +1,7 @@
-# Campaigns made in SQL for the benchmarks (bench/run.sh, bench/cluster.sh), with keys known to
-# the load: campaign i has id md5('c' || i)::uuid and keys 'o', 'a', 'x' followed by i on 42
-# digits. The caller defines psqlq (psql to its database server). And what both scripts measure
-# with.
+# Campaigns made in SQL for the benchmarks (bench/run.sh, bench/cluster.sh, bench/ab.sh), with
+# keys known to the load: campaign i has id md5('c' || i)::uuid and keys 'o', 'a', 'x' followed
+# by i on 42 digits. The caller defines psqlq (psql to its database server) and LG (loadgen).
+# And what the scripts measure with.
 
 # A loadgen or pgbench line's field: field rps "$LINE".
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
@@ -67,7 +67,7 @@ in_use() {
   local f r
   f=$(mktemp /tmp/m44-in-use.XXXXXX)
   BENCH_DB=$1 roll_targets "$2" "$3" a >"$f"
-  r=$("$LG" -c 16 -d 120 -p "$f" "$4")
+  r=$("$LG" -c 16 -d 120 -p "$f" "$4") || { rm -f "$f"; return 1; }
   rm -f "$f"
   if [ "$(field ok "$r")" != "$(($3 - $2 + 1))" ]; then
     echo "bench: the rolls that put the database in use did not all succeed: $r" >&2

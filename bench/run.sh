@@ -50,7 +50,7 @@ start_m44d() {
 
 rows=()
 row() { rows+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
-. bench/common.sh # field, ratio, pg_ticks, ms_per, gen_campaigns, roll_targets
+. bench/common.sh # field, ratio, pg_ticks, ms_per, gen_campaigns, roll_targets, in_use
 
 # CPU time, in clock ticks, of PostgreSQL (the postmaster, its live children, and those that
 # ended: the postmaster reaps them) and of one process. cpu_row LABEL PG0 PG1 M0 M1 N adds a
