@@ -30,16 +30,22 @@ conn() { echo "host='$host' user=m44 dbname=$1"; }
 . bench/common.sh # field, ms_per, gen_campaigns, roll_targets, in_use
 psqlq -d postgres -c "CREATE DATABASE bench"
 "$OLD" --migrate --database "$(conn bench)" 2>/dev/null
-gen_campaigns bench "$((ROUNDS * 2 * 20000 + 10000))" 1 reserves >/dev/null
+TURNS=$((ROUNDS * 2 * 20000)) # campaigns for the turns, 20,000 each; then 10,000 in use
+gen_campaigns bench "$((TURNS + 10000))" 1 reserves >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# start BINARY [ARGS...]: a daemon on $port, its process id in $pid, once it is ready.
+start() {
+  local bin=$1; shift
+  "$bin" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 --rate-write 0 \
+    --rate-create 0 --threads 4 --per-ip-limit 256 "$@" 2>/dev/null &
+  pid=$!
+  until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
+}
+stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
 # The last 10,000 campaigns have rolled once before the statistics are taken (in_use).
-"$OLD" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 --rate-write 0 \
-  --rate-create 0 --per-ip-limit 256 2>/dev/null &
-pid=$!
-until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
-in_use bench "$((ROUNDS * 2 * 20000 + 1))" "$((ROUNDS * 2 * 20000 + 10000))" "127.0.0.1:$port"
-kill "$pid"; wait "$pid" 2>/dev/null || true
-pid=
+start "$OLD"
+in_use bench "$((TURNS + 1))" "$((TURNS + 10000))" "127.0.0.1:$port"
+stop
 psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
 targets=$(mktemp /tmp/m44-ab-targets.XXXXXX)
 first=1
@@ -48,11 +54,7 @@ for r in $(seq "$ROUNDS"); do
   for which in OLD NEW; do
     extra_var=M44_AB_${which}_ARGS
     extra=${!extra_var:-}
-    "${!which}" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 \
-      --rate-write 0 --rate-create 0 --threads 4 --per-ip-limit 256 --state-entries 65536 \
-      ${extra} 2>/dev/null &
-    pid=$!
-    until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
+    start "${!which}" --state-entries 65536 ${extra}
     roll_targets "$first" "$((first + 19999))" a >"$targets"
     C=$($LG -c 16 -d "$SECS" -p "$targets" "127.0.0.1:$port")
     roll_targets "$first" "$((first + $(field requests "$C") - 1))" x >"$targets"
@@ -65,8 +67,7 @@ for r in $(seq "$ROUNDS"); do
     t1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
     if [ "$perf_for" = "$which" ]; then wait "$perf_pid" || true; perf_for=; fi
     echo "$which, turn $r: cold $(field rps "$C")/s, warm $(field rps "$W")/s ($(field ok "$W") answered 2xx); m44d CPU per warm roll $(ms_per "$t0" "$t1" "$(field ok "$W")") ms"
-    kill "$pid"; wait "$pid" 2>/dev/null || true
-    pid=
+    stop
     first=$((first + 20000))
   done
 done

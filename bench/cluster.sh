@@ -40,8 +40,9 @@ up() {
 
 echo "== cluster: $N campaigns" >&2
 up 3 standby
-gen_campaigns m44 "$((N + 10000))" 1 reserves >/dev/null
-in_use m44 "$((N + 1))" "$((N + 10000))" "$nginx" # the last 10,000 have rolled once
+IN_USE=10000 # campaigns N+1.. that have rolled once before the statistics are taken (in_use)
+gen_campaigns m44 "$((N + IN_USE))" 1 reserves >/dev/null
+in_use m44 "$((N + 1))" "$((N + IN_USE))" "$nginx"
 psqlq -d m44 -c "VACUUM ANALYZE" -c "CHECKPOINT"
 psqlq -d m44 -At -c "SELECT '/api/v1/campaigns/' || md5('c' || i)::uuid FROM generate_series(1, 1000) i" >"$out/cluster-get.txt"
 # The standby has replayed it all before anything is measured.
