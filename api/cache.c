@@ -1,17 +1,16 @@
 #include "api/cache.h"
 
 #include "api/http.h"
-#include "util/ways.h"
+#include "util/lru.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* What a slot of `order` (util/lru.h: which campaign, and which was used longest ago) holds. */
 struct slot {
-    char id[40];
     long long version;
-    unsigned long used; /* tick of the last hit or store */
     /* The reply, shared by every request that gets it; it owns `body`, which lives as long as
      * the slot keeps its reference (or a connection is still sending it). */
     struct MHD_Response *resp;
@@ -20,50 +19,40 @@ struct slot {
 };
 
 static struct slot *slots;
-static struct ways geometry;
-static unsigned long nslots, tick;
+static struct lru order;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void cache_init(long entries)
 {
-    nslots = ways_init(&geometry, entries);
-    slots = nslots ? calloc(nslots, sizeof *slots) : NULL;
+    unsigned long n = lru_init(&order, entries);
+    slots = n ? calloc(n, sizeof *slots) : NULL;
     if (!slots)
-        nslots = 0;
+        lru_free(&order);
 }
 
 void cache_shutdown(void)
 {
-    for (unsigned long i = 0; i < nslots; i++)
+    for (unsigned long i = 0; i < order.n; i++)
         if (slots[i].resp)
             MHD_destroy_response(slots[i].resp);
     free(slots);
     slots = NULL;
-    nslots = 0;
-}
-
-static struct slot *set_of(const char *id)
-{
-    return &slots[ways_set(&geometry, id)];
+    lru_free(&order);
 }
 
 /* The slot of (id, version), or NULL; under the lock. */
 static struct slot *find(const char *id, long long version)
 {
-    struct slot *set = set_of(id);
-    for (int w = 0; w < WAYS; w++) {
-        struct slot *s = &set[w];
-        if (s->resp && s->version == version && strcmp(s->id, id) == 0) {
-            s->used = ++tick;
-            return s;
-        }
-    }
-    return NULL;
+    long s = lru_find(&order, id);
+    if (s < 0 || slots[s].version != version)
+        return NULL;
+    lru_touch(&order, s);
+    return &slots[s];
 }
 
 bool cache_get(const char *id, long long version, char **body, size_t *len)
 {
-    if (!nslots)
+    if (!slots)
         return false;
     bool hit = false;
     pthread_mutex_lock(&lock);
@@ -80,7 +69,7 @@ bool cache_get(const char *id, long long version, char **body, size_t *len)
 
 bool cache_reply(struct req *r, const char *id, long long version)
 {
-    if (!nslots)
+    if (!slots)
         return false;
     pthread_mutex_lock(&lock);
     struct slot *s = find(id, version);
@@ -94,7 +83,7 @@ bool cache_reply(struct req *r, const char *id, long long version)
 void cache_put(const char *id, long long version, const char *body, size_t len,
                const char *const *headers)
 {
-    if (!nslots)
+    if (!slots)
         return;
     char *copy = malloc(len + 1);
     if (!copy)
@@ -105,22 +94,22 @@ void cache_put(const char *id, long long version, const char *body, size_t len,
     if (!resp)
         return;
     pthread_mutex_lock(&lock);
-    struct slot *set = set_of(id), *victim = &set[0];
-    for (int w = 0; w < WAYS; w++) {
-        if (set[w].resp && strcmp(set[w].id, id) == 0) {
-            victim = &set[w]; /* an older version of the same campaign */
-            break;
-        }
-        if (set[w].used < victim->used)
-            victim = &set[w];
+    /* Another version of the same campaign, else an empty slot, else the one used longest ago. */
+    long s = lru_find(&order, id);
+    if (s < 0)
+        s = lru_victim(&order, id, LRU_ALL);
+    if (s < 0) { /* an id too long to hold */
+        pthread_mutex_unlock(&lock);
+        MHD_destroy_response(resp);
+        return;
     }
+    struct slot *victim = &slots[s];
     struct MHD_Response *old = victim->resp;
-    snprintf(victim->id, sizeof victim->id, "%s", id);
+    lru_take(&order, s, id, 0);
     victim->version = version;
     victim->resp = resp;
     victim->body = copy;
     victim->len = len;
-    victim->used = ++tick;
     pthread_mutex_unlock(&lock);
     if (old)
         MHD_destroy_response(old);

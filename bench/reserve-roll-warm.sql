@@ -3,7 +3,10 @@
 -- (m44_campaign_at, which takes the row lock) in place of the lock and load. pgbench does not
 -- hold the version, so it reads it in the check's argument (one primary-key lookup more than
 -- m44d). The db test suite checks these statements against m44d's as well.
-\set i random(10001, 60000)
+-- Each client rolls on campaigns of its own (10001 + its number + 16 k, up to 60000), as m44d's
+-- rows send each campaign to one connection: two clients never wait on one campaign's lock (nor,
+-- on a campaign held, does the second find the version the first moved on, which aborts it).
+\set i 10001 + :client_id + 16 * random(0, 3124)
 \set bat random(1000, 1000000000)
 \startpipeline
 BEGIN;

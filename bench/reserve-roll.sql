@@ -5,7 +5,10 @@
 -- checks it against the statements m44d prepares (tests/db/test_bench_sql.c). The battle and
 -- roll number are random so that rolls never collide; timestamps are formatted without ':'
 -- (pgbench would read ":MI" as a variable), which costs the same.
-\set i random(10001, 60000)
+-- Each client rolls on campaigns of its own (10001 + its number + 16 k, up to 60000), as m44d's
+-- rows send each campaign to one connection: two clients never wait on one campaign's lock (nor,
+-- on a campaign held, does the second find the version the first moved on, which aborts it).
+\set i 10001 + :client_id + 16 * random(0, 3124)
 \set bat random(1000, 1000000000)
 \startpipeline
 BEGIN;

@@ -134,13 +134,20 @@ pgbench_run() { # CLIENTS SCRIPT [ARGS...] -> "rps=.. p50_ms=.. p99_ms=.."
   shift 2
   rm -f "$out"/pgb.*
   (cd "$out" && as_m44 "$pgbin/pgbench" -n -h "$host" -U m44 -f "$f" "$@" -c "$c" -j "$j" \
-      -T "$SECS" -l --log-prefix=pgb "${PGB_DB:-bench}" >"pgbench-$c-${f%.sql}.txt" 2>&1)
+      -T "$SECS" -l --log-prefix=pgb "${PGB_DB:-bench}" >"pgbench-$c-${f%.sql}.txt" 2>&1) || true
   local tps; tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
   cat "$out"/pgb.* | awk '{print $3 / 1000}' | sort -n >"$out/pgb-lat-$c-${f%.sql}.txt"
   local n; n=$(wc -l <"$out/pgb-lat-$c-${f%.sql}.txt")
   local p50 p99
   p50=$(sed -n "$(( n / 2 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
   p99=$(sed -n "$(( n * 99 / 100 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
+  # A client that met an error stops, and pgbench reports the rest: a rate from fewer clients
+  # than the row says. The benchmark stops instead.
+  if grep -q "aborted" "$out/pgbench-$c-${f%.sql}.txt"; then
+    echo "bench: pgbench $f with $c clients was aborted (an error stopped a client); see bench/out/pgbench-$c-${f%.sql}.txt:" >&2
+    grep -i "error\|abort" "$out/pgbench-$c-${f%.sql}.txt" | head -5 >&2
+    return 1
+  fi
   local done_n; done_n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
   tps=${tps%.*}
   echo "rps=$(( ${tps:-0} * per )) p50_ms=$p50 p99_ms=$p99 requests=$(( ${done_n:-0} * per ))"
@@ -236,8 +243,8 @@ row "pgbench: m44d's battle-cycle SQL (8 transactions a battle), actions; ms per
 row "m44d: battle cycle (8 actions a battle), actions" 16 "$(field rps "$C16")" "$(field p50_ms "$C16")" "$(field p99_ms "$C16")" "$(ratio "$(field rps "$C16")" "$(field rps "$PGC")") × pgbench's cycle"
 
 echo "== pgbench: m44d's own reserve-roll transaction" >&2
-# Campaigns 10001 to 60000, at random (some already rolled on by m44d above); pgbench's rolls go to
-# random battles.
+# Campaigns 10001 to 60000, at random, each client on campaigns of its own (some already rolled
+# on by m44d above); pgbench's rolls go to random battles.
 pgbench_cpu "pgbench: m44d's reserve-roll SQL" 16 reserve-roll.sql -M prepared >"$out/pgm.txt"
 PGM=$(cat "$out/pgm.txt")
 row "pgbench: m44d's reserve-roll SQL, pipelined as m44d sends it" 16 "$(field rps "$PGM")" "$(field p50_ms "$PGM")" "$(field p99_ms "$PGM")" "$(ratio "$(field rps "$PGM")" "$(field rps "$PG16")") × pgbench"

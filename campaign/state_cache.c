@@ -1,6 +1,6 @@
 #include "campaign/state_cache.h"
 
-#include "util/ways.h"
+#include "util/lru.h"
 
 #include <pthread.h>
 #include <sodium.h>
@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The table's shape: util/ways.h (eight ways, a keyed hash). */
+/* Which slot holds which campaign, and which was used longest ago: util/lru.h. A campaign a read
+ * filled is in the class READ, one a write left in WRITE. */
+enum { WRITE, READ };
 
 /* A campaign held: its struct without the unused ends of its arrays (a campaign of ten battles
  * takes about 12 KiB, not the struct's 77), and copies of what its pointers lead to (the
@@ -22,16 +24,8 @@ struct packed {
     unsigned char bytes[];
 };
 
-struct slot {
-    char id[CAMPAIGN_ID_LEN + 1];
-    unsigned long used; /* tick of the last get or put */
-    bool by_read;       /* first held by a read (state_cache_offer), not by a write */
-    struct packed *p;   /* NULL: empty */
-};
-
-static struct slot *slots;
-static struct ways geometry;
-static unsigned long nslots, tick, held;
+static struct packed **slots; /* by slot of `order`; NULL: empty */
+static struct lru order;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_ulong uses[STATE_USES];
 
@@ -148,47 +142,33 @@ static bool unpack(const struct packed *p, struct campaign *c)
 
 void state_cache_init(long entries)
 {
-    nslots = ways_init(&geometry, entries);
-    slots = nslots ? calloc(nslots, sizeof *slots) : NULL;
+    unsigned long n = lru_init(&order, entries);
+    slots = n ? calloc(n, sizeof *slots) : NULL;
     if (!slots)
-        nslots = 0;
+        lru_free(&order);
 }
 
 void state_cache_shutdown(void)
 {
-    for (unsigned long i = 0; i < nslots; i++)
-        packed_release(slots[i].p);
+    for (unsigned long i = 0; i < order.n; i++)
+        packed_release(slots[i]);
     free(slots);
     slots = NULL;
-    nslots = held = 0;
-}
-
-static struct slot *set_of(const char *id)
-{
-    return &slots[ways_set(&geometry, id)];
-}
-
-/* The slot holding `id` in its set, or NULL. Under the lock. */
-static struct slot *find(struct slot *set, const char *id)
-{
-    for (int w = 0; w < WAYS; w++)
-        if (set[w].p && strcmp(set[w].id, id) == 0)
-            return &set[w];
-    return NULL;
+    lru_free(&order);
 }
 
 bool state_cache_get(const char *id, struct campaign *c)
 {
-    if (!nslots)
+    if (!slots)
         return false;
     /* The entry is unpacked outside the lock: a reference keeps it while a write replaces it. */
     struct packed *p = NULL;
     pthread_mutex_lock(&lock);
-    struct slot *s = find(set_of(id), id);
-    if (s) {
-        p = s->p;
+    long s = lru_find(&order, id);
+    if (s >= 0) {
+        p = slots[s];
         atomic_fetch_add(&p->refs, 1);
-        s->used = ++tick;
+        lru_touch(&order, s);
     }
     pthread_mutex_unlock(&lock);
     bool hit = p && unpack(p, c);
@@ -200,7 +180,7 @@ bool state_cache_get(const char *id, struct campaign *c)
  * only one that a read filled, so that reads never push out what writes hold. */
 static void hold(const struct campaign *c, bool by_read)
 {
-    if (!nslots)
+    if (!slots)
         return;
     struct packed *p = pack(c); /* outside the lock; only the swap is inside */
     if (!p) {
@@ -208,32 +188,23 @@ static void hold(const struct campaign *c, bool by_read)
         return;
     }
     pthread_mutex_lock(&lock);
-    struct slot *set = set_of(c->id), *s = find(set, c->id);
-    bool same = s != NULL;
-    for (int w = 0; !same && w < WAYS; w++) {
-        struct slot *t = &set[w];
-        if (!t->p) {
-            s = t;
-            break;
-        }
-        if ((!by_read || t->by_read) && (!s || t->used < s->used))
-            s = t;
-    }
-    if (!s || (same && (packed_later(s->p, c) || (by_read && s->p->version == c->version &&
-                                                  s->p->grand_version == c->grand_version)))) {
-        /* Every way holds a write's campaign (a read), or a later state got here first (two
+    long s = lru_find(&order, c->id);
+    bool same = s >= 0;
+    if (!same)
+        s = lru_victim(&order, c->id, by_read ? 1u << READ : LRU_ALL);
+    if (s < 0 ||
+        (same && (packed_later(slots[s], c) || (by_read && slots[s]->version == c->version &&
+                                                slots[s]->grand_version == c->grand_version)))) {
+        /* Every slot holds a write's campaign (a read), or a later state got here first (two
          * puts crossed, or a read loaded an older state), or a read found the same state held:
          * keep what is held. */
         pthread_mutex_unlock(&lock);
         packed_free(p);
         return;
     }
-    struct packed *old = s->p;
-    held += old == NULL;
-    s->by_read = same ? s->by_read && by_read : by_read;
-    memcpy(s->id, c->id, sizeof s->id);
-    s->p = p;
-    s->used = ++tick;
+    struct packed *old = slots[s];
+    lru_take(&order, s, c->id, by_read && (!same || lru_class(&order, s) == READ) ? READ : WRITE);
+    slots[s] = p;
     pthread_mutex_unlock(&lock);
     packed_release(old);
 }
@@ -250,15 +221,15 @@ void state_cache_offer(const struct campaign *c)
 
 void state_cache_drop(const char *id)
 {
-    if (!nslots)
+    if (!slots)
         return;
     struct packed *old = NULL;
     pthread_mutex_lock(&lock);
-    struct slot *s = find(set_of(id), id);
-    if (s) {
-        old = s->p;
-        s->p = NULL;
-        held--;
+    long s = lru_find(&order, id);
+    if (s >= 0) {
+        old = slots[s];
+        slots[s] = NULL;
+        lru_drop(&order, s);
     }
     pthread_mutex_unlock(&lock);
     packed_release(old);
@@ -275,7 +246,7 @@ void state_cache_stats(struct state_cache_stats *out)
     for (int i = 0; i < STATE_USES; i++)
         out->uses[i] = atomic_load(&uses[i]);
     pthread_mutex_lock(&lock);
-    out->entries = held;
-    out->capacity = nslots;
+    out->entries = order.live;
+    out->capacity = order.n;
     pthread_mutex_unlock(&lock);
 }

@@ -16,6 +16,7 @@ void register_clients_tests(void);
 void register_text_tests(void);
 void register_state_cache_tests(void);
 void register_log_tests(void);
+void register_lru_tests(void);
 int testkit_child(const char *which);
 
 int main(int argc, char **argv)
@@ -26,6 +27,6 @@ int main(int argc, char **argv)
         register_config_tests,      register_router_tests,  register_problem_tests,
         register_openapi_tests,     register_cache_tests,   register_testkit_tests,
         register_chat_tests,        register_clients_tests, register_text_tests,
-        register_state_cache_tests, register_log_tests};
+        register_state_cache_tests, register_log_tests,     register_lru_tests};
     return tk_run("unit", suites, (int)(sizeof suites / sizeof suites[0]));
 }

@@ -38,7 +38,7 @@ static void test_off_when_zero(void)
     cache_shutdown();
 }
 
-/* One set of eight: the ninth id evicts the one used longest ago, not the hot ones. */
+/* Eight entries: the ninth id evicts the one used longest ago, not the hot ones. */
 static void test_evicts_least_recently_used(void)
 {
     cache_init(8);
@@ -63,24 +63,33 @@ static void test_evicts_least_recently_used(void)
     cache_shutdown();
 }
 
-/* Many ids in a cache large enough for them all: every one stays (no thrash on collisions
- * within a set as long as the set has room). The key of the hash is drawn at random: 16 ids
- * overflow one of 16 sets of 8 far less than once in 100,000 runs, while a table that kept one
- * entry per set would lose one in most runs. */
+/* As many ids as entries: every one stays, whatever the ids. (The table of sets of eight that
+ * came before lost some in nearly every run: 128 ids hashed into 16 sets of 8 fill every set
+ * exactly far less than once in 10^10 runs.) Then one more replaces only the one used longest
+ * ago. */
 static void test_holds_as_many_as_configured(void)
 {
     cache_init(128);
     char id[16];
     int kept = 0;
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < 128; i++) {
         snprintf(id, sizeof id, "id-%d", i);
         cache_put(id, 7, id, strlen(id), NULL);
     }
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < 128; i++) {
         snprintf(id, sizeof id, "id-%d", i);
         kept += has(id, 7, id);
     }
-    CU_ASSERT_EQUAL(kept, 16);
+    CU_ASSERT_EQUAL(kept, 128);
+    cache_put("id-128", 7, "id-128", 6, NULL); /* id-0 was used longest ago */
+    CU_ASSERT(has("id-128", 7, "id-128"));
+    CU_ASSERT_FALSE(has("id-0", 7, "id-0"));
+    kept = 0;
+    for (int i = 1; i < 128; i++) {
+        snprintf(id, sizeof id, "id-%d", i);
+        kept += has(id, 7, id);
+    }
+    CU_ASSERT_EQUAL(kept, 127);
     cache_shutdown();
 }
 
