@@ -83,7 +83,7 @@ bool cache_reply(struct req *r, const char *id, long long version)
 void cache_put(const char *id, long long version, const char *body, size_t len,
                const char *const *headers)
 {
-    if (!slots)
+    if (!slots || strlen(id) >= LRU_ID_MAX) /* an id too long to hold */
         return;
     char *copy = malloc(len + 1);
     if (!copy)
@@ -98,11 +98,6 @@ void cache_put(const char *id, long long version, const char *body, size_t len,
     long s = lru_find(&order, id);
     if (s < 0)
         s = lru_victim(&order, id, LRU_ALL);
-    if (s < 0) { /* an id too long to hold */
-        pthread_mutex_unlock(&lock);
-        MHD_destroy_response(resp);
-        return;
-    }
     struct slot *victim = &slots[s];
     struct MHD_Response *old = victim->resp;
     lru_take(&order, s, id, 0);

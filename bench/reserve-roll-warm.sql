@@ -6,6 +6,7 @@
 -- Each client rolls on campaigns of its own (10001 + its number + 16 k, up to 60000), as m44d's
 -- rows send each campaign to one connection: two clients never wait on one campaign's lock (nor,
 -- on a campaign held, does the second find the version the first moved on, which aborts it).
+-- For at most 16 clients (bench/run.sh runs 16).
 \set i 10001 + :client_id + 16 * random(0, 3124)
 \set bat random(1000, 1000000000)
 \startpipeline

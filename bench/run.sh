@@ -133,21 +133,22 @@ pgbench_run() { # CLIENTS SCRIPT [ARGS...] -> "rps=.. p50_ms=.. p99_ms=.."
   local c=$1 f=$2 j=$(( $1 < 2 ? 1 : 2 )) per=${PGB_PER:-1}
   shift 2
   rm -f "$out"/pgb.*
+  local rc=0
   (cd "$out" && as_m44 "$pgbin/pgbench" -n -h "$host" -U m44 -f "$f" "$@" -c "$c" -j "$j" \
-      -T "$SECS" -l --log-prefix=pgb "${PGB_DB:-bench}" >"pgbench-$c-${f%.sql}.txt" 2>&1) || true
+      -T "$SECS" -l --log-prefix=pgb "${PGB_DB:-bench}" >"pgbench-$c-${f%.sql}.txt" 2>&1) || rc=$?
+  # pgbench failed (2: an error stopped a client, and it reports the rest, a rate from fewer
+  # clients than the row says; 1: it could not start): the benchmark stops instead.
+  if [ "$rc" -ne 0 ]; then
+    echo "bench: pgbench $f with $c clients failed (exit $rc); see bench/out/pgbench-$c-${f%.sql}.txt:" >&2
+    grep -i "error\|abort" "$out/pgbench-$c-${f%.sql}.txt" | head -5 >&2
+    return 1
+  fi
   local tps; tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
   cat "$out"/pgb.* | awk '{print $3 / 1000}' | sort -n >"$out/pgb-lat-$c-${f%.sql}.txt"
   local n; n=$(wc -l <"$out/pgb-lat-$c-${f%.sql}.txt")
   local p50 p99
   p50=$(sed -n "$(( n / 2 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
   p99=$(sed -n "$(( n * 99 / 100 + 1 ))p" "$out/pgb-lat-$c-${f%.sql}.txt")
-  # A client that met an error stops, and pgbench reports the rest: a rate from fewer clients
-  # than the row says. The benchmark stops instead.
-  if grep -q "aborted" "$out/pgbench-$c-${f%.sql}.txt"; then
-    echo "bench: pgbench $f with $c clients was aborted (an error stopped a client); see bench/out/pgbench-$c-${f%.sql}.txt:" >&2
-    grep -i "error\|abort" "$out/pgbench-$c-${f%.sql}.txt" | head -5 >&2
-    return 1
-  fi
   local done_n; done_n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out/pgbench-$c-${f%.sql}.txt" | head -1)
   tps=${tps%.*}
   echo "rps=$(( ${tps:-0} * per )) p50_ms=$p50 p99_ms=$p99 requests=$(( ${done_n:-0} * per ))"

@@ -1,5 +1,6 @@
 #include "util/lru.h"
 
+#include <assert.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,8 @@ void lru_take(struct lru *l, long slot, const char *id, int cls)
             x->live = false;
         }
     } else {
-        l->free = x->next; /* a free slot is only ever the free list's first */
+        assert(s == l->free); /* a free slot is only ever the free list's first */
+        l->free = x->next;
         l->live++;
     }
     if (!x->live) {

@@ -5,6 +5,7 @@
  * used longest ago, whichever it is, so a cache of N entries holds the N ids used last, whatever
  * the ids. (A table of small sets, as before, gave up an entry of a full set while other sets had
  * room, and a load that went round a few more campaigns than a set holds missed on every one.)
+ * (Within the limit of its classes: the state cache's reads never push out what writes hold.)
  * The hash is keyed (SipHash, a random key drawn at start): imported campaigns choose their ids,
  * and must not be able to make one long chain.
  *
@@ -19,13 +20,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LRU_ID_MAX  48 /* with its NUL; a longer id is never held */
+#define LRU_ID_MAX  40 /* with its NUL (a UUID takes 37); a longer id is never held */
 #define LRU_CLASSES 2
 #define LRU_ALL     ((1u << LRU_CLASSES) - 1)
 
 struct lru_node {
     char id[LRU_ID_MAX];
-    unsigned long used;  /* tick of the last take or touch */
+    uint64_t used;       /* tick of the last take or touch */
     uint32_t chain;      /* next slot in the same hash bucket */
     uint32_t prev, next; /* in its class's list (more, less recently used); the free list: next */
     unsigned char cls;
@@ -38,7 +39,8 @@ struct lru {
     uint32_t *bucket;
     uint32_t head[LRU_CLASSES], tail[LRU_CLASSES]; /* most and least recently used */
     uint32_t free;
-    unsigned long tick, live;
+    uint64_t tick;
+    unsigned long live;
     unsigned char key[16];
 };
 
@@ -56,7 +58,7 @@ void lru_touch(struct lru *l, long slot);
 long lru_victim(const struct lru *l, const char *id, unsigned classes);
 /* The slot holds `id` from now on, in class `cls`, as the one used last; the id it held before,
  * if another, is no longer found. The slot is the one lru_find or (for an id not held)
- * lru_victim just gave for this id, with no other call in between. */
+ * lru_victim just gave for this id, with no call that changes the index in between. */
 void lru_take(struct lru *l, long slot, const char *id, int cls);
 /* The slot (live) holds nothing. */
 void lru_drop(struct lru *l, long slot);

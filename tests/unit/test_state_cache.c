@@ -96,7 +96,7 @@ static void test_read_never_evicts_write(void)
 
 /* Reads fill the empty entries, then take the one a read filled longest ago; a campaign a write
  * holds stays, even once a read has loaded a later state of it. */
-static void test_read_takes_read_ways(void)
+static void test_read_takes_read_entries(void)
 {
     state_cache_init(8);
     char id[16];
@@ -108,7 +108,7 @@ static void test_read_takes_read_ways(void)
         snprintf(id, sizeof id, "r%d", i);
         hold(id, 1, 0, true);
     }
-    hold("w0", 2, 0, true); /* another daemon's write, read here: still a write's way */
+    hold("w0", 2, 0, true); /* another daemon's write, read here: still a write's entry */
     for (int i = 0; i < 8; i++) {
         snprintf(id, sizeof id, i < 4 ? "w%d" : "r%d", i % 4);
         CU_ASSERT(holds(id));
@@ -158,6 +158,28 @@ static void test_holds_as_many_as_configured(void)
     state_cache_stats(&st);
     CU_ASSERT_EQUAL(st.entries, N);
     CU_ASSERT_EQUAL(st.capacity, N);
+    state_cache_shutdown();
+}
+
+/* A campaign a read filled stays a read's when a read loads a later state of it: the next read's
+ * campaign may replace it (it is the only read's entry), not one a write holds. */
+static void test_read_again_stays_read(void)
+{
+    state_cache_init(8);
+    char id[16];
+    hold("r0", 1, 0, true);
+    hold("r0", 2, 0, true);
+    for (int i = 0; i < 7; i++) {
+        snprintf(id, sizeof id, "w%d", i);
+        hold(id, 1, 0, false);
+    }
+    hold("r1", 1, 0, true);
+    CU_ASSERT(holds("r1"));
+    CU_ASSERT_FALSE(holds("r0"));
+    for (int i = 0; i < 7; i++) {
+        snprintf(id, sizeof id, "w%d", i);
+        CU_ASSERT(holds(id));
+    }
     state_cache_shutdown();
 }
 
@@ -228,7 +250,8 @@ void register_state_cache_tests(void)
     CU_add_test(s, "a later state is kept", test_later_state_kept);
     CU_add_test(s, "a read's campaign never pushes out a write's", test_read_never_evicts_write);
     CU_add_test(s, "holds as many campaigns as configured", test_holds_as_many_as_configured);
+    CU_add_test(s, "a campaign read again stays a read's", test_read_again_stays_read);
     CU_add_test(s, "reads take empty entries, then the ones reads filled",
-                test_read_takes_read_ways);
+                test_read_takes_read_entries);
     CU_add_test(s, "a campaign held comes back whole, sharing nothing", test_held_whole);
 }
