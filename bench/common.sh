@@ -1,6 +1,8 @@
 # Campaigns made in SQL for the benchmarks (bench/run.sh, bench/cluster.sh, bench/ab.sh), with
 # keys known to the load: campaign i has id md5('c' || i)::uuid and keys 'o', 'a', 'x' followed
-# by i on 42 digits. The caller defines psqlq (psql to its database server) and LG (loadgen).
+# by i on 42 digits: the rows m44d reads for a campaign (its battles, seed, tokens), without the
+# log lines the API would have written while making them (in_use adds some). The caller defines
+# psqlq (psql to its database server) and LG (loadgen).
 # And what the scripts measure with.
 
 # A loadgen or pgbench line's field: field rps "$LINE".

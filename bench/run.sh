@@ -69,7 +69,7 @@ cpu_row() { # LABEL PG0 PG1 M0 M1 REQUESTS
   cpu_rows+=("| $1 | $(ms_per "$2" "$3" "$6") | $(ms_per "$4" "$5" "$6") |")
 }
 
-echo "== setting up (campaigns through SQL, as the API would leave them)" >&2
+echo "== setting up (campaigns through SQL: the rows m44d reads, not the log lines of their making)" >&2
 N=100000
 IN_USE=10000 # campaigns N+1.. that have rolled before anything is measured (in_use)
 psqlq -d bench -c "SELECT 1" >/dev/null
