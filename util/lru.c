@@ -118,6 +118,16 @@ long lru_victim(const struct lru *l, const char *id, unsigned classes)
     return v == NIL ? -1 : (long)v;
 }
 
+/* Into the hash bucket of its new id. */
+static void link_id(struct lru *l, uint32_t s, const char *id)
+{
+    struct lru_node *x = &l->node[s];
+    memcpy(x->id, id, strlen(id) + 1);
+    uint32_t *b = bucket_of(l, id);
+    x->chain = *b;
+    *b = s;
+}
+
 void lru_take(struct lru *l, long slot, const char *id, int cls)
 {
     uint32_t s = (uint32_t)slot;
@@ -126,19 +136,14 @@ void lru_take(struct lru *l, long slot, const char *id, int cls)
         unlink_use(l, s);
         if (strcmp(x->id, id) != 0) {
             unlink_id(l, s);
-            x->live = false;
+            link_id(l, s, id);
         }
     } else {
         assert(s == l->free); /* a free slot is only ever the free list's first */
         l->free = x->next;
         l->live++;
-    }
-    if (!x->live) {
-        memcpy(x->id, id, strlen(id) + 1);
-        uint32_t *b = bucket_of(l, id);
-        x->chain = *b;
-        *b = s;
         x->live = true;
+        link_id(l, s, id);
     }
     x->cls = (unsigned char)cls;
     link_use(l, s);
