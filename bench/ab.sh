@@ -27,19 +27,17 @@ scripts/pg.sh start "$pgdir" >/dev/null
 host=$(scripts/pg.sh host "$pgdir")
 psqlq() { psql -q -X -v ON_ERROR_STOP=1 -h "$host" -U m44 "$@"; }
 conn() { echo "host='$host' user=m44 dbname=$1"; }
-. bench/common.sh # field, ms_per, gen_campaigns, roll_targets, in_use
+. bench/common.sh # field, ms_per, m44d_up, gen_campaigns, roll_targets, in_use
 psqlq -d postgres -c "CREATE DATABASE bench"
 "$OLD" --migrate --database "$(conn bench)" 2>/dev/null
 TURNS=$((ROUNDS * 2 * 20000)) # campaigns for the turns, 20,000 each; then 10,000 in use
 gen_campaigns bench "$((TURNS + 10000))" 1 reserves >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-# start BINARY [ARGS...]: a daemon on $port, its process id in $pid, once it is ready.
+# start BINARY [ARGS...]: a daemon on $port (m44d_up), its process id in $pid, once it is ready.
 start() {
   local bin=$1; shift
-  "$bin" --database "$(conn bench)" --listen "127.0.0.1:$port" --rate-read 0 --rate-write 0 \
-    --rate-create 0 --threads 4 --per-ip-limit 256 "$@" 2>/dev/null &
-  pid=$!
-  until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
+  m44d_up "$bin" bench "$port" bench/out/m44d-ab.log --threads 4 --per-ip-limit 256 "$@"
+  pid=$M44_PID
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
 # The last 10,000 campaigns have rolled once before the statistics are taken (in_use).

@@ -23,6 +23,26 @@ ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
   awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.4f", (b - a) * t / n; else print "-" }'
 }
 
+# m44d_up BINARY DB PORT LOG [ARGS...]: a daemon on 127.0.0.1:PORT for database DB (the caller
+# defines conn), its standard error appended to LOG, with the rate limits off (the load is one
+# client far faster than people); returns once /readyz answers 200, its process id in M44_PID.
+# A daemon that ends before it is ready stops the benchmark, with the end of its log.
+m44d_up() {
+  local bin=$1 db=$2 port=$3 log=$4
+  shift 4
+  "$bin" --database "$(conn "$db")" --listen "127.0.0.1:$port" --rate-read 0 --rate-write 0 \
+    --rate-create 0 "$@" 2>>"$log" &
+  M44_PID=$!
+  until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do
+    if ! kill -0 "$M44_PID" 2>/dev/null; then
+      echo "bench: $bin ended before it was ready (database $db, port $port):" >&2
+      tail -n 5 "$log" >&2
+      return 1
+    fi
+    sleep 0.01
+  done
+}
+
 gen_campaigns() { # DB COUNT BATTLES PHASE
   psqlq -d "$1" <<SQL
 INSERT INTO campaigns (id, name, ruleset, what_if, dice, player_allies, player_axis,

@@ -35,22 +35,19 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
   || shuf -i 20000-60000 -n 1; }
 ms_now() { date +%s%N | cut -c1-13; }
 
-# start_m44d DB PORT [ARGS...]: starts it, waits for /readyz; sets M44_PID, READY_MS
+# start_m44d DB PORT [ARGS...]: bin/m44d (m44d_up), logging to bench/out/m44d-DB.log; sets
+# M44_PID, READY_MS
 start_m44d() {
-  local db=$1 port=$2; shift 2
-  local t0; t0=$(ms_now)
-  # The load is one client far faster than people: its rate limits are off.
-  bin/m44d --database "$(conn "$db")" --listen "127.0.0.1:$port" --rate-read 0 --rate-write 0 \
-    --rate-create 0 "$@" 2>>"$out/m44d-$db.log" &
-  M44_PID=$!
+  local db=$1 port=$2 t0; shift 2
+  t0=$(ms_now)
+  m44d_up bin/m44d "$db" "$port" "$out/m44d-$db.log" "$@"
   pids+=("$M44_PID")
-  until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
   READY_MS=$(( $(ms_now) - t0 ))
 }
 
 rows=()
 row() { rows+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
-. bench/common.sh # field, ratio, pg_ticks, ms_per, gen_campaigns, roll_targets, in_use
+. bench/common.sh # field, ratio, pg_ticks, ms_per, m44d_up, gen_campaigns, roll_targets, in_use
 
 # CPU time, in clock ticks, of PostgreSQL (the postmaster, its live children, and those that
 # ended: the postmaster reaps them) and of one process. cpu_row LABEL PG0 PG1 M0 M1 N adds a

@@ -4,10 +4,13 @@
 # mutant whose suite still passes "survived": the tests cannot see that bug.
 #   scripts/mutants.sh [NAME...]     (NAME: a patch's file name without .patch; default all)
 # Patch header lines: "# suite: SUITE" (a tests/run.sh suite, or "valgrind") and
-# "# caught by: TEST" (the test that must fail). Takes 1-3 minutes a mutant.
+# "# caught by: TEST" (the test that must fail). Takes 1-3 minutes a mutant. A mutant that
+# makes a test wait forever is stopped after 15 minutes (M44_TEST_SUITE_LIMIT, tests/run.sh),
+# and killed: its suite failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
+export M44_TEST_SUITE_LIMIT=${M44_TEST_SUITE_LIMIT:-900}
 work=$(mktemp -d /tmp/m44-mutants.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # One copy of the tree, builds included, so each mutant rebuilds only what it touches.

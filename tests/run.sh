@@ -6,7 +6,10 @@
 # created for the run and removed afterwards.
 #   tests/run.sh                 everything
 #   tests/run.sh unit db         only these suites (release build)
-# Environment: M44_TEST_SKIP_ASAN=1 skips the sanitizer pass; M44_TEST_VERBOSE=1 shows logs.
+# Environment: M44_TEST_SKIP_ASAN=1 skips the sanitizer pass; M44_TEST_VERBOSE=1 shows logs;
+# M44_TEST_SUITE_LIMIT=SECONDS: how long one suite may run before it is stopped and counted as
+# failed (default 1800: the longest, e2e or the API suite under valgrind, takes about 4 minutes;
+# a bug that makes a test wait forever must not hang the run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -59,45 +62,68 @@ else
 fi
 
 timings=()
+limit=${M44_TEST_SUITE_LIMIT:-1800}
+case "$limit" in ''|*[!0-9]*|0) echo "M44_TEST_SUITE_LIMIT must be a number of seconds above 0" >&2; exit 2 ;; esac
+# limited COMMAND...: the command, stopped past the suite's limit (TERM, then KILL 30 s later;
+# the daemons a test program starts die with it). --foreground: the command stays in the
+# terminal's process group, so that Ctrl-C still stops it.
+limited() { timeout --foreground --kill-after=30 "$limit" "$@"; }
+# over SUITE STATUS: says so when a suite's command was stopped at the limit.
+over() {
+  case "$2" in
+    124|137) echo "$1: stopped after the limit of $limit s (M44_TEST_SUITE_LIMIT); a test waited too long" |
+      tee -a "tests/out/logs/limit.out" ;;
+  esac
+}
 run_suite() { # mode suite
   local t0=$SECONDS
   run_suite_body "$@"
   timings+=("$2 ($1) $((SECONDS - t0)) s")
 }
 run_suite_body() { # mode suite
-  local mode=$1 suite=$2 bdir bin
+  local mode=$1 suite=$2 bdir bin st=0
   if [ "$mode" = asan ]; then bdir=build/asan; bin=build/asan/bin; else bdir=build/release; bin=bin; fi
   step "$suite ($mode)"
   if [ "$suite" = e2e ]; then
-    M44_TEST_BIN=$root/$bin tests/e2e/run.sh || failed+=("$suite/$mode")
+    M44_TEST_BIN=$root/$bin limited tests/e2e/run.sh || st=$?
+    [ "$st" -eq 0 ] || { failed+=("$suite/$mode"); over "$suite ($mode)" "$st"; }
   elif [ "$suite" = proxy ]; then
-    M44_TEST_BIN=$root/$bin tests/proxy/run.sh 2>&1 | tee "tests/out/logs/proxy-$mode.out" ||
-      failed+=("$suite/$mode")
+    M44_TEST_BIN=$root/$bin limited tests/proxy/run.sh 2>&1 | tee "tests/out/logs/proxy-$mode.out" ||
+      st=${PIPESTATUS[0]}
+    [ "$st" -eq 0 ] || { failed+=("$suite/$mode"); over "$suite ($mode)" "$st"; }
   elif [ "$suite" = cluster ]; then
     # The failover drill (make test-cluster): not in a full run; its cluster is its own.
-    tests/cluster/drill.sh 2>&1 | tee "tests/out/logs/cluster.out" || failed+=("$suite")
+    limited tests/cluster/drill.sh 2>&1 | tee "tests/out/logs/cluster.out" || st=${PIPESTATUS[0]}
+    [ "$st" -eq 0 ] || { failed+=("$suite"); over "$suite" "$st"; }
   elif [ "$suite" = contract ]; then
     # The document itself: redocly's recommended rules (tests/contract/redocly.yaml).
-    if ! (cd tests/contract && node_modules/.bin/redocly lint --config redocly.yaml \
+    if ! (cd tests/contract && limited node_modules/.bin/redocly lint --config redocly.yaml \
           ../../api/openapi.json) >tests/out/logs/contract-lint.out 2>&1; then
       failed+=("contract")
     fi
-    grep -vE '^npm warn|^$' tests/out/logs/contract-lint.out | tail -n 25
+    grep -vE '^npm warn|^$' tests/out/logs/contract-lint.out | tail -n 25 || true
   elif [ "$suite" = replay ]; then
     # The fuzz corpora and every crash ever found, through each fuzz target.
     for f in tests/fuzz/fuzz_*.c; do
       t=$(basename "$f" .c); t=${t#fuzz_}
-      "$bdir/fuzz-replay/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" || failed+=("replay-$t/$mode")
+      st=0
+      limited "$bdir/fuzz-replay/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" || st=$?
+      [ "$st" -eq 0 ] || { failed+=("replay-$t/$mode"); over "replay $t ($mode)" "$st"; }
     done
   else
     # The output is kept, so that the summary can repeat what failed (CI shows the tail).
-    local st=0
-    M44_TEST_BIN=$root/$bin "$bdir/test-bin/$suite" 2>&1 | tee "tests/out/logs/$suite-$mode.out" || st=${PIPESTATUS[0]}
+    M44_TEST_BIN=$root/$bin limited "$bdir/test-bin/$suite" 2>&1 | tee "tests/out/logs/$suite-$mode.out" ||
+      st=${PIPESTATUS[0]}
     if [ "$st" -ne 0 ]; then
       failed+=("$suite/$mode")
-      # A test program killed by a signal prints no summary: say so.
-      [ "$st" -gt 128 ] && echo "$suite ($mode): the test program was killed by signal $((st - 128))" |
-        tee -a "tests/out/logs/$suite-$mode.out"
+      over "$suite ($mode)" "$st"
+      # A test program killed by a signal prints no summary: say so. (An `if`, not `&&`: a
+      # false test as the function's last command would be its status, and `set -e` would end
+      # the whole run there, without the other suites and the summary.)
+      if [ "$st" -gt 128 ] && [ "$st" -ne 137 ]; then
+        echo "$suite ($mode): the test program was killed by signal $((st - 128))" |
+          tee -a "tests/out/logs/$suite-$mode.out"
+      fi
     fi
   fi
 }
@@ -143,6 +169,7 @@ if [ ${#failed[@]} -gt 0 ]; then
     awk -v f="$(basename "$f" .out)" '/\.\.\.FAILED/ { print f ": " $0; show = 1; next }
       show && /^ +[0-9]+\. / { print; next } { show = 0 }' "$f"
   done
+  if [ -e tests/out/logs/limit.out ]; then cat tests/out/logs/limit.out; fi
   echo "FAILED: ${failed[*]}"
   exit 1
 fi
