@@ -5,6 +5,7 @@
 # as make bench), the Allies' rolls on 20,000 campaigns it has not seen (16 connections), then
 # the Axis' rolls on the campaigns rolled on (warm); printed: both rates and m44d's CPU per warm
 # roll (from /proc).
+# The daemons' standard error: bench/out/m44d-ab.log (this run's).
 # M44_AB_PERF=OLD|NEW also records that binary's first warm turn with perf (call graphs) into
 # bench/out/ab-perf.data. M44_AB_OLD_ARGS and M44_AB_NEW_ARGS add options to that binary's
 # daemon (after the turn's own, so they win: OLD and NEW may be one binary, say
@@ -15,11 +16,13 @@ OLD=$(realpath "$1"); NEW=$(realpath "$2"); ROUNDS=${3:-3}; SECS=${4:-5}
 LG=build/release/bench/loadgen
 [ -x "$LG" ] || make -s bench-bins
 mkdir -p bench/out
+: >bench/out/m44d-ab.log
 pgdir=$(mktemp -d /tmp/m44-ab-pg.XXXXXX)
 chmod 755 "$pgdir"
 pid=
 cleanup() {
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  # M44_PID: also a daemon m44d_up started and was still waiting for.
+  for p in $pid ${M44_PID:-}; do kill "$p" 2>/dev/null || true; done
   scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT

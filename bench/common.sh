@@ -25,8 +25,9 @@ ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
 
 # m44d_up BINARY DB PORT LOG [ARGS...]: a daemon on 127.0.0.1:PORT for database DB (the caller
 # defines conn), its standard error appended to LOG, with the rate limits off (the load is one
-# client far faster than people); returns once /readyz answers 200, its process id in M44_PID.
-# A daemon that ends before it is ready stops the benchmark, with the end of its log.
+# client far faster than people); returns once /readyz answers 200. Its process id is in M44_PID
+# from the start, for a cleanup that runs while it is not ready yet. A daemon that ends before it
+# is ready stops the benchmark, with the end of its log.
 m44d_up() {
   local bin=$1 db=$2 port=$3 log=$4
   shift 4

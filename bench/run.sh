@@ -18,7 +18,8 @@ pgdir=$(mktemp -d /tmp/m44-bench-pg.XXXXXX)
 chmod 755 "$pgdir"
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # M44_PID: a daemon m44d_up started and was still waiting for, if any.
+  for p in "${pids[@]}" ${M44_PID:+"$M44_PID"}; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true
 }

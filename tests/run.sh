@@ -64,23 +64,35 @@ fi
 timings=()
 limit=${M44_TEST_SUITE_LIMIT:-1800}
 case "$limit" in ''|*[!0-9]*|0) echo "M44_TEST_SUITE_LIMIT must be a number of seconds above 0" >&2; exit 2 ;; esac
-# limited COMMAND...: the command, stopped past the suite's limit (TERM, then KILL 30 s later;
-# the daemons a test program starts die with it). --foreground: the command stays in the
-# terminal's process group, so that Ctrl-C still stops it.
-limited() { timeout --foreground --kill-after=30 "$limit" "$@"; }
-# over SUITE STATUS: true, and says so, when the suite's command was stopped at the limit (its
-# status timeout's, and the limit reached: a KILL from elsewhere, say the OOM killer, is not).
+# limited COMMAND...: the command, stopped whole past the suite's limit: timeout makes it a
+# process group of its own and, at the limit, sends TERM to the group, then KILL 30 s later, so
+# that nothing it started (a daemon, a browser, a second program holding the pipe to tee) is
+# left running. Its status: the command's, or 124 when it was stopped at the limit. Ctrl-C
+# reaches only the terminal's process group: it is passed on to timeout, which passes it on to
+# its group (and the run stops: the INT trap below). In a subshell, so that its trap is its own.
+limited() (
+  t0=$SECONDS
+  timeout --kill-after=30 "$limit" "$@" &
+  p=$!
+  trap 'kill -INT "$p" 2>/dev/null' INT
+  st=0
+  wait "$p" || st=$?
+  # A trap ends a wait early: wait again until the command has ended (a zombie answers kill -0).
+  while kill -0 "$p" 2>/dev/null; do st=0; wait "$p" || st=$?; done
+  if [ "$st" -eq 137 ] && [ $((SECONDS - t0)) -ge "$limit" ]; then st=124; fi # it took the KILL
+  exit "$st"
+)
+trap 'echo "tests/run.sh: interrupted" >&2; exit 130' INT
+# over SUITE STATUS: true, and says so (in the summary too), when the suite's command was
+# stopped at the limit.
 over() {
-  if { [ "$2" -eq 124 ] || [ "$2" -eq 137 ]; } && [ $((SECONDS - suite_t0)) -ge "$limit" ]; then
-    echo "$1: stopped after the limit of $limit s (M44_TEST_SUITE_LIMIT); a test waited too long" |
-      tee -a "tests/out/logs/limit.out"
-    return 0
-  fi
-  return 1
+  [ "$2" -eq 124 ] || return 1
+  printf '\n%s: stopped after the limit of %s s (M44_TEST_SUITE_LIMIT); a test waited too long\n' \
+    "$1" "$limit"
+  echo "$1: stopped after the limit of $limit s (M44_TEST_SUITE_LIMIT)" >>tests/out/logs/limit.out
 }
 run_suite() { # mode suite
   local t0=$SECONDS
-  suite_t0=$SECONDS
   run_suite_body "$@"
   timings+=("$2 ($1) $((SECONDS - t0)) s")
 }
@@ -101,10 +113,9 @@ run_suite_body() { # mode suite
     [ "$st" -eq 0 ] || { failed+=("$suite"); over "$suite" "$st" || true; }
   elif [ "$suite" = contract ]; then
     # The document itself: redocly's recommended rules (tests/contract/redocly.yaml).
-    if ! (cd tests/contract && limited node_modules/.bin/redocly lint --config redocly.yaml \
-          ../../api/openapi.json) >tests/out/logs/contract-lint.out 2>&1; then
-      failed+=("contract")
-    fi
+    (cd tests/contract && limited node_modules/.bin/redocly lint --config redocly.yaml \
+      ../../api/openapi.json) >tests/out/logs/contract-lint.out 2>&1 || st=$?
+    [ "$st" -eq 0 ] || { failed+=("contract"); over "$suite" "$st" || true; }
     grep -vE '^npm warn|^$' tests/out/logs/contract-lint.out | tail -n 25 || true
   elif [ "$suite" = replay ]; then
     # The fuzz corpora and every crash ever found, through each fuzz target.
@@ -157,7 +168,9 @@ for log in tests/out/logs/m44d-*.log; do
   [ -e "$log" ] || continue
   if grep -qE '^==[0-9]+==|ERROR: (Address|Leak)Sanitizer|runtime error: ' "$log"; then
     echo "a report in $log:"
-    grep -E '^==[0-9]+==|ERROR: (Address|Leak)Sanitizer|runtime error: |^    #[0-9]+ ' "$log" | head -60
+    # `|| true`: head leaving early ends grep with SIGPIPE, which pipefail and set -e would make
+    # the end of the run.
+    grep -E '^==[0-9]+==|ERROR: (Address|Leak)Sanitizer|runtime error: |^    #[0-9]+ ' "$log" | head -60 || true
     reports=$((reports + 1))
   fi
 done
