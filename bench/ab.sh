@@ -19,10 +19,9 @@ mkdir -p bench/out
 : >bench/out/m44d-ab.log
 pgdir=$(mktemp -d /tmp/m44-ab-pg.XXXXXX)
 chmod 755 "$pgdir"
-pid=
+M44_PID= # the daemon running (m44d_up sets it as soon as the daemon starts), if any
 cleanup() {
-  # M44_PID: also a daemon m44d_up started and was still waiting for.
-  for p in $pid ${M44_PID:-}; do kill "$p" 2>/dev/null || true; done
+  [ -n "$M44_PID" ] && kill "$M44_PID" 2>/dev/null || true
   scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -36,13 +35,12 @@ psqlq -d postgres -c "CREATE DATABASE bench"
 TURNS=$((ROUNDS * 2 * 20000)) # campaigns for the turns, 20,000 each; then 10,000 in use
 gen_campaigns bench "$((TURNS + 10000))" 1 reserves >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-# start BINARY [ARGS...]: a daemon on $port (m44d_up), its process id in $pid, once it is ready.
+# start BINARY [ARGS...]: a daemon on $port (m44d_up), its process id in $M44_PID, once it is ready.
 start() {
   local bin=$1; shift
   m44d_up "$bin" bench "$port" bench/out/m44d-ab.log --threads 4 --per-ip-limit 256 "$@"
-  pid=$M44_PID
 }
-stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
+stop() { kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true; M44_PID=; }
 # The last 10,000 campaigns have rolled once before the statistics are taken (in_use).
 start "$OLD"
 in_use bench "$((TURNS + 1))" "$((TURNS + 10000))" "127.0.0.1:$port"
@@ -60,12 +58,12 @@ for r in $(seq "$ROUNDS"); do
     C=$($LG -c 16 -d "$SECS" -p "$targets" "127.0.0.1:$port")
     roll_targets "$first" "$((first + $(field requests "$C") - 1))" x >"$targets"
     if [ "$perf_for" = "$which" ]; then
-      perf record -q -F 2000 --call-graph dwarf,16384 -p "$pid" -o bench/out/ab-perf.data -- sleep "$SECS" 2>/dev/null &
+      perf record -q -F 2000 --call-graph dwarf,16384 -p "$M44_PID" -o bench/out/ab-perf.data -- sleep "$SECS" 2>/dev/null &
       perf_pid=$!
     fi
-    t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    t0=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
     W=$($LG -c 16 -d "$SECS" -p "$targets" "127.0.0.1:$port")
-    t1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    t1=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
     if [ "$perf_for" = "$which" ]; then wait "$perf_pid" || true; perf_for=; fi
     echo "$which, turn $r: cold $(field rps "$C")/s, warm $(field rps "$W")/s ($(field ok "$W") answered 2xx); m44d CPU per warm roll $(ms_per "$t0" "$t1" "$(field ok "$W")") ms"
     stop
