@@ -27,16 +27,22 @@ ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
 # defines conn), its standard error appended to LOG, with the rate limits off (the load is one
 # client far faster than people); returns once /readyz answers 200. Its process id is in M44_PID
 # from the start, for a cleanup that runs while it is not ready yet. A daemon that ends before it
-# is ready stops the benchmark, with the end of its log.
+# is ready, or is still not ready after M44_BENCH_READY_SECS (60 s unless set; it starts in well
+# under a second), stops the benchmark, with the end of its log.
 m44d_up() {
-  local bin=$1 db=$2 port=$3 log=$4
+  local bin=$1 db=$2 port=$3 log=$4 wait_s=${M44_BENCH_READY_SECS:-60} t0=$SECONDS
   shift 4
   "$bin" --database "$(conn "$db")" --listen "127.0.0.1:$port" --rate-read 0 --rate-write 0 \
     --rate-create 0 "$@" 2>>"$log" &
   M44_PID=$!
-  until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do
+  until curl -sf -m 5 -o /dev/null "http://127.0.0.1:$port/readyz"; do
     if ! kill -0 "$M44_PID" 2>/dev/null; then
       echo "bench: $bin ended before it was ready (database $db, port $port):" >&2
+      tail -n 5 "$log" >&2
+      return 1
+    fi
+    if [ $((SECONDS - t0)) -ge "$wait_s" ]; then
+      echo "bench: $bin not ready after $wait_s s (database $db, port $port; M44_BENCH_READY_SECS):" >&2
       tail -n 5 "$log" >&2
       return 1
     fi

@@ -171,7 +171,7 @@ start_daemon() {
 wait_ready() {
   local i
   for i in $(seq 1 300); do
-    curl -sf -o /dev/null "http://127.0.0.1:$1/readyz" && return 0
+    curl -sf -m 2 -o /dev/null "http://127.0.0.1:$1/readyz" && return 0
     sleep 0.1
   done
   return 1

@@ -76,20 +76,34 @@ limited() (
   p=$!
   trap 'kill -INT "$p" 2>/dev/null' INT
   st=0
-  wait "$p" || st=$?
+  # wait's own standard error is bash's "Killed" notice when the group needed the KILL: the
+  # status says it (124 below), and over() in words.
+  wait "$p" 2>/dev/null || st=$?
   # A trap ends a wait early: wait again until the command has ended (a zombie answers kill -0).
-  while kill -0 "$p" 2>/dev/null; do st=0; wait "$p" || st=$?; done
+  while kill -0 "$p" 2>/dev/null; do st=0; wait "$p" 2>/dev/null || st=$?; done
   if [ "$st" -eq 137 ] && [ $((SECONDS - t0)) -ge "$limit" ]; then st=124; fi # it took the KILL
   exit "$st"
 )
 trap 'echo "tests/run.sh: interrupted" >&2; exit 130' INT
-# over SUITE STATUS: true, and says so (in the summary too), when the suite's command was
-# stopped at the limit.
+# over SUITE STATUS [LOG]: true, and says so (in the summary too), when the suite's command was
+# stopped at the limit; with the suite's LOG, names the test that was running (a C suite's: the
+# last one CUnit began), or else repeats the log's last line.
 over() {
   [ "$2" -eq 124 ] || return 1
-  printf '\n%s: stopped after the limit of %s s (M44_TEST_SUITE_LIMIT); a test waited too long\n' \
-    "$1" "$limit"
-  echo "$1: stopped after the limit of $limit s (M44_TEST_SUITE_LIMIT)" >>tests/out/logs/limit.out
+  local what="a test waited too long" running=""
+  if [ -n "${3:-}" ] && [ -s "$3" ]; then
+    running=$(sed -n 's/^ *Test: \(.*\) \.\.\..*/\1/p' "$3" | tail -n 1)
+    if [ -n "$running" ]; then
+      what="the test running: $running"
+      local in; in=$(sed -n 's/^Suite: \(.*\)/\1/p' "$3" | tail -n 1)
+      [ -z "$in" ] || what="$what (suite $in)"
+    else
+      running=$(grep -v '^[[:space:]]*$' "$3" | tail -n 1 | cut -c1-160 || true)
+      [ -z "$running" ] || what="its last line: $running"
+    fi
+  fi
+  printf '\n%s: stopped after the limit of %s s (M44_TEST_SUITE_LIMIT); %s\n' "$1" "$limit" "$what"
+  echo "$1: stopped after the limit of $limit s (M44_TEST_SUITE_LIMIT); $what" >>tests/out/logs/limit.out
 }
 run_suite() { # mode suite
   local t0=$SECONDS
@@ -106,16 +120,18 @@ run_suite_body() { # mode suite
   elif [ "$suite" = proxy ]; then
     M44_TEST_BIN=$root/$bin limited tests/proxy/run.sh 2>&1 | tee "tests/out/logs/proxy-$mode.out" ||
       st=${PIPESTATUS[0]}
-    [ "$st" -eq 0 ] || { failed+=("$suite/$mode"); over "$suite ($mode)" "$st" || true; }
+    [ "$st" -eq 0 ] ||
+      { failed+=("$suite/$mode"); over "$suite ($mode)" "$st" "tests/out/logs/proxy-$mode.out" || true; }
   elif [ "$suite" = cluster ]; then
     # The failover drill (make test-cluster): not in a full run; its cluster is its own.
     limited tests/cluster/drill.sh 2>&1 | tee "tests/out/logs/cluster.out" || st=${PIPESTATUS[0]}
-    [ "$st" -eq 0 ] || { failed+=("$suite"); over "$suite" "$st" || true; }
+    [ "$st" -eq 0 ] || { failed+=("$suite"); over "$suite" "$st" tests/out/logs/cluster.out || true; }
   elif [ "$suite" = contract ]; then
     # The document itself: redocly's recommended rules (tests/contract/redocly.yaml).
     (cd tests/contract && limited node_modules/.bin/redocly lint --config redocly.yaml \
       ../../api/openapi.json) >tests/out/logs/contract-lint.out 2>&1 || st=$?
-    [ "$st" -eq 0 ] || { failed+=("contract"); over "$suite" "$st" || true; }
+    [ "$st" -eq 0 ] ||
+      { failed+=("contract"); over "$suite" "$st" tests/out/logs/contract-lint.out || true; }
     grep -vE '^npm warn|^$' tests/out/logs/contract-lint.out | tail -n 25 || true
   elif [ "$suite" = replay ]; then
     # The fuzz corpora and every crash ever found, through each fuzz target.
@@ -134,7 +150,7 @@ run_suite_body() { # mode suite
       # A test program killed by a signal prints no summary: say so. (An `if`, not `&&`: a
       # false test as the function's last command would be its status, and `set -e` would end
       # the whole run there, without the other suites and the summary.)
-      if ! over "$suite ($mode)" "$st" && [ "$st" -gt 128 ]; then
+      if ! over "$suite ($mode)" "$st" "tests/out/logs/$suite-$mode.out" && [ "$st" -gt 128 ]; then
         echo "$suite ($mode): the test program was killed by signal $((st - 128))" |
           tee -a "tests/out/logs/$suite-$mode.out"
       fi

@@ -20,6 +20,9 @@ int tk_run(const char *program, const tk_register_fn *registers, int n)
     /* A write to a connection the server has closed (it refused a head too big, say) is an
      * error to check, not the end of the test program. */
     signal(SIGPIPE, SIG_IGN);
+    /* Unbuffered, so that the log tests/run.sh keeps names the test running when the program
+     * is stopped (a test past the suite's time limit), and stays in order with stderr. */
+    setvbuf(stdout, NULL, _IONBF, 0);
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     for (int i = 0; i < n; i++)
