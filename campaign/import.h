@@ -24,7 +24,10 @@
 
 #include "campaign/campaign.h"
 
-#define IMPORT_MAX_ACTIONS 2000
+/* The actions an import replays, at most (the notes it passes over, earlier imports, key
+ * re-issues and chat links, are not counted): well above what play reaches, rolls undone again
+ * and again included, so that any export within --max-body imports. */
+#define IMPORT_MAX_ACTIONS 10000
 
 enum import_kind {
     IMPORT_ROLL,

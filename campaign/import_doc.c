@@ -768,8 +768,7 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
         return refuse(e, PROBLEM_INVALID_FIELD, "campaign.id",
                       "campaign.id must be a UUID (8-4-4-4-12 hexadecimal digits).");
     json_t *actions = json_object_get(doc, "actions");
-    if (!json_is_array(actions) || json_array_size(actions) < 1 ||
-        json_array_size(actions) > IMPORT_MAX_ACTIONS)
+    if (!json_is_array(actions) || json_array_size(actions) < 1)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions",
                       "actions must list what happened, at most %d actions.", IMPORT_MAX_ACTIONS);
     json_t *first = json_array_get(actions, 0);
@@ -799,6 +798,12 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
         if (action && (strcmp(action, "imported") == 0 || strcmp(action, "key_reissued") == 0 ||
                        strcmp(action, "chat_set") == 0))
             continue; /* notes: an earlier import; keys and the chat are new here anyway */
+        if (p->nactions >= IMPORT_MAX_ACTIONS) {
+            free(st.effective);
+            return refuse(e, PROBLEM_INVALID_FIELD, "actions",
+                          "actions must list what happened, at most %d actions.",
+                          IMPORT_MAX_ACTIONS);
+        }
         rc = read_action(e, a, (int)i, p, &st, &p->actions[p->nactions]);
         if (rc != C_OK) {
             free(st.effective);

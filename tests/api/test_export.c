@@ -504,6 +504,55 @@ static void test_unfinished(void)
     http_free(r);
 }
 
+/* A side that rolls from the table and undoes it, a thousand times over, leaves a log longer
+ * than play ever makes (2,002 actions): its export still imports, and the restored campaign goes
+ * on numbering its rolls after the last one voided (RULES: an undone roll keeps its number). */
+static void test_long_log_imports(void)
+{
+    struct camp c;
+    CU_ASSERT_FATAL(camp_create(&api_daemon,
+                                "{\"name\":\"second thoughts\",\"ruleset\":\"standard\","
+                                "\"what_if\":false,\"dice\":\"table\",\"reserve_tokens\":"
+                                "{\"allies\":3,\"axis\":3},\"players\":{\"allies\":\"Ann\","
+                                "\"axis\":\"Bob\"}}",
+                                &c));
+    must(camp_post(&api_daemon, &c, ORGANIZER, "/battles",
+                   "{\"scenario\":\"Pegasus Bridge\",\"first_player\":\"allies\",\"cards\":"
+                   "{\"allies\":5,\"axis\":5},\"medals_to_win\":6}"),
+         201);
+    enum { CYCLES = 1000 };
+    int bad = 0;
+    for (int i = 0; i < CYCLES; i++) {
+        struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll",
+                                        "{\"faces\":[\"star\",\"flag\"]}");
+        bad += r->status != 201;
+        http_free(r);
+        r = camp_post(&api_daemon, &c, ALLIES, "/undo", "{}");
+        bad += r->status != 200;
+        http_free(r);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    char *doc = export_of(&api_daemon, &c, "export-long-log.json");
+    json_t *parsed = json_loads(doc, 0, NULL);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(parsed, "actions")), 2 + 2 * CYCLES);
+    json_decref(parsed);
+    struct http_resp *r = api(&other, "POST", "/api/v1/campaigns/import", NULL, ANYONE, doc, NULL);
+    free(doc);
+    if (r->status != 201)
+        fprintf(stderr, "\nimport of a long log: %s\n", r->body);
+    CU_ASSERT_EQUAL_FATAL(r->status, 201);
+    struct camp copy = c;
+    snprintf(copy.key[ALLIES], sizeof copy.key[0], "%s", http_str(r, "allies_key"));
+    http_free(r);
+    r = camp_post(&other, &copy, ALLIES, "/battles/1/reserve-roll",
+                  "{\"faces\":[\"infantry\",\"armor\"]}");
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(http_int(r, "roll"), CYCLES + 1);
+    if (r->status != 201 || http_int(r, "roll") != CYCLES + 1)
+        fprintf(stderr, "\nroll after the import: %s\n", r->body);
+    http_free(r);
+}
+
 void register_export_tests(void)
 {
     CU_pSuite s = CU_add_suite("export, verify, import", suite_init, suite_clean);
@@ -513,4 +562,5 @@ void register_export_tests(void)
     CU_add_test(s, "broken exports are refused; nothing written", test_import_refusals);
     CU_add_test(s, "choices with a named grant survive export and import", test_grants_round_trip);
     CU_add_test(s, "an unfinished campaign continues with a new seed", test_unfinished);
+    CU_add_test(s, "a log of a thousand rolls undone imports, numbering on", test_long_log_imports);
 }
