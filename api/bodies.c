@@ -71,7 +71,7 @@ bool parse_create(json_t *body, const char *path, struct create_input *in,
     in->what_if = json_is_true(jget(body, "what_if"));
     if (in->what_if && !rs->what_if.enabled)
         return jerr_set(e, PROBLEM_INVALID_FIELD, FIELD("what_if"),
-                        "The ruleset %s has no What-if events.", rs->id);
+                        "There are no What-if events in %s.", rs->name);
     json_t *dice = jget(body, "dice");
     in->dice = DICE_SERVER;
     if (dice && !dice_mode_parse(json_string_value(dice), &in->dice))
@@ -87,7 +87,7 @@ bool parse_create(json_t *body, const char *path, struct create_input *in,
     }
     if (!rs->reserve.enabled && (in->tokens[0] || in->tokens[1]))
         return jerr_set(e, PROBLEM_INVALID_FIELD, FIELD("reserve_tokens"),
-                        "The ruleset %s has no reserve roll, so no Reserve Tokens.", rs->id);
+                        "There is no reserve roll in %s, so no Reserve Tokens.", rs->name);
     in->scenarios = jget(body, "scenarios");
     if (in->scenarios) {
         char err[400];

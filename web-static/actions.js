@@ -23,7 +23,7 @@ export function showError(slot, e) {
 export function afterRefusal(st, e, key) {
   if (e.status === 401) st.keyRefused(e, key);
   else if (e.status === 409 || e.status === 412 || e.code === 'idempotency-key-reused') {
-    st.setDone(`Not done: ${problemWords(e)}`, Infinity);
+    st.setDone(`Not done: ${problemWords(e)}`, Infinity, null, 'refused');
     st.rereadForLine();
   }
 }
@@ -42,7 +42,7 @@ async function perform(st, { path, body, button, err, fields, done, queue, ifMat
     return r.data;
   } catch (e) {
     if (e instanceof QueuedError) {
-      st.setDone(`${queue}: the server cannot be reached just now, so it waits on this phone and is sent when it can be.`);
+      st.setDone(`${queue}: the server cannot be reached just now, so it waits on this phone and is sent when it can be.`, 0, null, 'waits');
       st.queueChanged();
       return null;
     }
@@ -372,6 +372,14 @@ function resultAction(st) {
     e.preventDefault();
     const r = body();
     for (const slot of [err, ...Object.values(fieldErr)]) slot.hidden = true;
+    // A box left empty or holding a fraction or a negative number is asked again, never read as 0.
+    const counts = [[m.allies.input, fieldErr['medals.allies'], "the Allies' medals"], [m.axis.input, fieldErr['medals.axis'], "the Axis' medals"],
+      [oa.input, err, "the Allies' objective medals"], [ox.input, err, "the Axis' objective medals"],
+      ...(reserves ? [[ua.input, fieldErr['undeployed_reserves.allies'], "the Allies' undeployed reserves"], [ux.input, fieldErr['undeployed_reserves.axis'], "the Axis' undeployed reserves"]] : [])];
+    for (const [input, slot, what] of counts) {
+      const v = input.value.trim();
+      if (v === '' || !/^[0-9]+$/.test(v)) { showError(slot, { message: `Enter ${what} as a whole number, 0 or more.` }); check.hidden = true; return; }
+    }
     const w = r.winner;
     const l = w === 'allies' ? 'axis' : 'allies';
     if (!r.sudden_death && r.medals[w] < mtw) { showError(fieldErr[`medals.${w}`], { message: `The ${SIDE_TITLE[w]} won with ${r.medals[w]} medals, but it takes ${mtw}: check the winner and the medals, or tick “sudden death”.` }); return; }

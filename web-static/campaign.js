@@ -29,10 +29,13 @@ export async function showCampaign(main, id) {
   // it never says "Your reserve roll: ..." of a roll the organizer has since undone. `holds(st)`,
   // when given, says whether the line is still true of a newer version (actions.js holdsFor): a
   // side's roll or reserve choice stays said while the other side rolls and chooses too.
-  st.setDone = (text, version, holds) => {
+  // `kind`: 'refused' (not done) or 'waits' (kept on this phone until it can be sent), each
+  // shown in its own colour, not as done.
+  st.setDone = (text, version, holds, kind) => {
     st.done = text || '';
     st.doneVersion = version || (st.c ? st.c.version : 0);
     st.doneHolds = holds || null;
+    st.doneKind = kind || '';
     paintNow(st);
   };
   st.queueCount = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`)).length;
@@ -203,8 +206,8 @@ function sendQueued(st) {
     const version = error ? Infinity : here ? versionOf(etag) : 0;
     // Only this page's own writes done hold the line (see roundHolds); the rest ride along.
     const holds = mine && !error ? holdsFor(st, data) : null;
-    said.push({ words, version, rides: !mine || Boolean(error), holds });
-    st.setDone(roundLine(said), ...roundHolds(said));
+    said.push({ words, version, rides: !mine || Boolean(error), holds, failed: Boolean(error) });
+    st.setDone(roundLine(said), ...roundHolds(said), said.some((p) => p.failed) ? 'refused' : '');
     st.sig = null;
   }).then((how) => {
     if (how !== 'busy') st.queuedSaid = how === 'stopped' && said.length ? said : null;
@@ -302,6 +305,7 @@ function paintNow(st) {
     fill(now, [st.nowParts.done, st.nowParts.waiting, st.nowParts.actions, st.nowParts.undo]);
   }
   st.nowParts.done.textContent = st.done;
+  st.nowParts.done.className = st.doneKind ? `done ${st.doneKind}` : 'done';
   st.nowParts.done.hidden = !st.done;
   st.nowParts.waiting.textContent = waitingLine(st);
   // The action panel is rebuilt only when what this key may do changes, so a half-filled form,
@@ -452,7 +456,7 @@ function effects(st) {
   c.what_if_note ? h('p', { class: 'hint', id: 'what-if-note', text: c.what_if_note }) : null,
   c.effects.length ? h('ul', { id: 'effects' }, c.effects.map((e) => h('li', { 'data-event': e.id }, h('strong', { text: e.name }),
     h('span', { class: 'muted', text: ` (rolled by ${e.rolled_by.map((s) => SIDE_TITLE[s]).join(' and ')})` }), ` — ${e.text}`,
-    e.picked_by ? h('p', { class: 'hint', text: e.picked_battle ? `The ${SIDE_TITLE[e.picked_by]} picked battle ${e.picked_battle}.` : `The ${SIDE_TITLE[e.picked_by]} have not picked its battle yet.` }) : null))) : null];
+    e.picked_by ? h('p', { class: 'hint', text: e.picked_battle ? `The ${SIDE_TITLE[e.picked_by]} picked battle ${e.picked_battle}.` : `The ${SIDE_TITLE[e.picked_by]} have not picked the battle for it yet.` }) : null))) : null];
 }
 
 // Every roll, in order, with its client seed; an undone table roll is struck through.

@@ -160,7 +160,7 @@ function campaignHref(st, cid) {
 
 function outcomeWords(g) {
   const p = `Allies ${g.points.allies} point${g.points.allies === 1 ? '' : 's'}, Axis ${g.points.axis}`;
-  if (g.status !== 'finished') return g.leader ? `${SIDE_TITLE[g.leader]} lead: ${p}.` : `Level: ${p}.`;
+  if (g.status !== 'finished') return g.leader ? `${SIDE_TITLE[g.leader]} lead: ${p}.` : `Tied: ${p}.`;
   return g.winner ? `The grand campaign is over: ${SIDE_TITLE[g.winner]} win (${p}).` : `The grand campaign is over: a draw (${p}).`;
 }
 

@@ -159,6 +159,20 @@ static void test_create_refusals(void)
         }
         http_free(r);
     }
+    /* A ruleset without What-if events or reserve rolls is named as players know it (RULES: the
+     * simplified rules have no reserve roll), not by its id. */
+    struct http_resp *w = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE,
+                              "{\"name\":\"x\",\"ruleset\":\"simplified\",\"reserve_tokens\":"
+                              "{\"allies\":1,\"axis\":0}}",
+                              NULL);
+    CU_ASSERT_STRING_EQUAL(http_str(w, "detail"), "There is no reserve roll in Simplified campaign "
+                                                  "rules, so no Reserve Tokens.");
+    http_free(w);
+    w = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE,
+            "{\"name\":\"x\",\"ruleset\":\"standard\",\"what_if\":true}", NULL);
+    CU_ASSERT_STRING_EQUAL(http_str(w, "detail"),
+                           "There are no What-if events in Standard campaign rules.");
+    http_free(w);
     /* Over-long strings, counted in bytes. */
     char body[1024], name[260];
     memset(name, 'n', 201);

@@ -226,6 +226,14 @@ try {
   await org.waitForSelector('#act-result', { timeout: 5000 });
   await org.selectOption('#result-winner', 'allies');
   await org.fill('#result-medals-allies', '4');
+  // A negative count, or a box left empty, is asked again, never recorded (nor read as 0).
+  for (const wrong of ['-2', '']) {
+    await org.fill('#result-medals-axis', wrong);
+    await org.click('#record-result');
+    const said = await text(org, '#err-medals-axis');
+    check(said === "Enter the Axis' medals as a whole number, 0 or more." && await org.$eval('#result-check', (el) => el.hidden),
+      `Axis medals "${wrong}": asked again, nothing to confirm (${said})`);
+  }
   await org.fill('#result-medals-axis', '2');
   await org.click('#record-result');
   await org.click('#confirm-result');
@@ -832,6 +840,7 @@ try {
   await fAxis.click('#roll-victory-events');
   await fAxis.waitForSelector('#queued', { timeout: 5000 });
   check((await text(fAxis, '#done')).includes('waits on this phone'), 'offline, the roll is queued and the page says so');
+  check(await fAxis.$eval('#done', (el) => el.className) === 'done waits', 'and shows it as waiting, not as done');
   await shotBoth(fAxis, '13-queued-offline');
   const before = (await get(`/campaigns/${fx.id}/rolls`)).length;
   await fAxis.context().setOffline(false);
@@ -843,6 +852,7 @@ try {
   const sentFaces = after[after.length - 1].faces.map((f) => f[0].toUpperCase() + f.slice(1)).join(', ');
   const sentLine = await text(fAxis, '#done');
   check(sentLine === `Sent: your victory event roll: ${sentFaces}.`, `the page says it was sent, and what it rolled (${sentLine})`);
+  check(await fAxis.$eval('#done', (el) => el.className) === 'done', 'and shows it as done once sent');
 
   // The long poll's answer arrives but the reads that follow it fail (a drop in between): the page
   // must not take the new version as seen, or every later poll gets 304 and it stays stale.
@@ -930,6 +940,7 @@ try {
   const qChosen = (await get(`/campaigns/${qc.id}/battles/1`)).reserves.allies.chosen;
   check(qFailed.startsWith("With another link on this phone: the Allies' reserve choice could not be done: ") && !/\byour\b/i.test(qFailed) && !qChosen,
     `an Allies' choice that waited and can no longer be done, sent from the Axis page: said as the Allies', with why (${qFailed})`);
+  check(await qPage.$eval('#done', (el) => el.className) === 'done refused', 'and shown as a refusal, not as done');
   // An answer that does not say plainly what was done gets no words of its own (the page then
   // says the write's name and "sent"): never "undefined", raw values or an id.
   const oddWords = await qPage.evaluate(async () => {
@@ -1143,6 +1154,7 @@ try {
   const undoAfter = (await get(`/campaigns/${fx.id}`)).undo.what;
   check(notDone.startsWith('Not done: Something was done meanwhile') && undoAfter !== undoBefore && undoAfter.includes('Axis'),
     `an undo decided on an older page is refused, the reason stays at the top (${notDone}), nothing is undone`);
+  check(await fOrg.$eval('#done', (el) => el.className) === 'done refused', 'the refusal is shown as a refusal, not in the colours of something done');
   await fOrg.unroute(/\?wait=25$/);
   await fOrg.evaluate(() => window.dispatchEvent(new Event('online')));
   // It speaks of the campaign as the page read it then: a change made after it clears it (the
