@@ -770,7 +770,7 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
     json_t *actions = json_object_get(doc, "actions");
     if (!json_is_array(actions) || json_array_size(actions) < 1)
         return refuse(e, PROBLEM_INVALID_FIELD, "actions",
-                      "actions must list what happened, at most %d actions.", IMPORT_MAX_ACTIONS);
+                      "actions must list what happened, from campaign_created on.");
     json_t *first = json_array_get(actions, 0);
     const char *first_action = json_string_value(json_object_get(first, "action"));
     if (!first_action || strcmp(first_action, "campaign_created") != 0)
