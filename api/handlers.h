@@ -72,6 +72,9 @@ void handle_grand_webhook_get(struct req *r);
 /* api/openapi.c, api/static.c */
 void handle_openapi(struct req *r);
 void handle_index(struct req *r);
+/* A browser asking for a page at an unknown address gets the dashboard's not-found page (404):
+ * true when replied so. */
+bool static_not_found_page(struct req *r);
 void handle_asset(struct req *r);
 
 #endif

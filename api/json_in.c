@@ -39,7 +39,7 @@ static const char *kind_name(enum jkind k)
     case JK_NAME:
         return "a string";
     case JK_INT:
-        return "an integer";
+        return "a whole number";
     case JK_BOOL:
         return "true or false";
     case JK_OBJECT:
@@ -85,7 +85,7 @@ static bool check_value(json_t *v, const struct jfield *f, const char *path, boo
             break;
         if (json_integer_value(v) < f->min || json_integer_value(v) > f->max)
             return jerr_set(e, PROBLEM_INVALID_FIELD, path,
-                            "%s must be an integer from %ld to %ld.", path, f->min, f->max);
+                            "%s must be a whole number from %ld to %ld.", path, f->min, f->max);
         return true;
     case JK_BOOL:
         if (!json_is_boolean(v))

@@ -112,12 +112,21 @@ enum route_match router_match(const char *method, const char *path, const struct
                               size_t buflen, char *allow, size_t allowlen)
 {
     const char *m = strcmp(method, "HEAD") == 0 ? "GET" : method;
-    bool path_known = false;
-    if (allowlen)
-        allow[0] = '\0';
+    /* A path that spells out a route (/api/v1/campaigns/import) is that route, never an id of
+     * a route with a parameter there: only the matches with the fewest parameters count. */
+    int fewest = -1;
     for (size_t i = 0; i < NROUTES; i++) {
         int n = match_pattern(routes[i].pattern, path, params, maxparams, buf, buflen);
-        if (n < 0)
+        if (n >= 0 && (fewest < 0 || n < fewest))
+            fewest = n;
+    }
+    if (allowlen)
+        allow[0] = '\0';
+    if (fewest < 0)
+        return ROUTE_NOT_FOUND;
+    for (size_t i = 0; i < NROUTES; i++) {
+        int n = match_pattern(routes[i].pattern, path, params, maxparams, buf, buflen);
+        if (n != fewest)
             continue;
         if (strcmp(routes[i].method, m) == 0) {
             *found = &routes[i];
@@ -132,7 +141,6 @@ enum route_match router_match(const char *method, const char *path, const struct
                 snprintf(allow + len, allowlen - len, ", HEAD");
             }
         }
-        path_known = true;
     }
-    return path_known ? ROUTE_METHOD_NOT_ALLOWED : ROUTE_NOT_FOUND;
+    return ROUTE_METHOD_NOT_ALLOWED;
 }

@@ -2,6 +2,7 @@
 
 #include "api/acceptor.h"
 #include "api/clients.h"
+#include "api/handlers.h"
 #include "api/conns.h"
 #include "api/http.h"
 #include "api/jobs.h"
@@ -299,7 +300,8 @@ static void dispatch(struct req *r)
               : router_match(r->method, r->path, &route, r->params, &r->nparams, REQ_MAX_PARAMS,
                              r->param_buf, sizeof r->param_buf, allow, sizeof allow);
     if (m == ROUTE_NOT_FOUND) {
-        reply_problem(r, PROBLEM_NOT_FOUND, "There is nothing at this path.");
+        if (!static_not_found_page(r))
+            reply_problem(r, PROBLEM_NOT_FOUND, "There is nothing at this path.");
         return;
     }
     if (m == ROUTE_METHOD_NOT_ALLOWED) {

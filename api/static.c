@@ -1,4 +1,5 @@
-/* The dashboard: GET /, GET /c/{id} (a campaign's page) and GET /assets/{file}. */
+/* The dashboard: GET /, GET /c/{id} (a campaign's page), GET /g/{id}, GET /assets/{file}, and a
+ * browser's page at an unknown address. */
 #include "api/handlers.h"
 #include "api/http.h"
 #include "util/embed.h"
@@ -23,7 +24,7 @@ static const char *content_type(const char *name)
     return "application/octet-stream";
 }
 
-static void serve(struct req *r, const char *name)
+static void serve_status(struct req *r, int status, const char *name)
 {
     const struct embedded_file *f = embedded_find(embedded_web, name);
     if (!f || strchr(name, '/')) {
@@ -39,12 +40,30 @@ static void serve(struct req *r, const char *name)
                              "Referrer-Policy",
                              "no-referrer",
                              NULL};
-    reply_bytes(r, 200, content_type(name), f->data, f->len, headers);
+    reply_bytes(r, status, content_type(name), f->data, f->len, headers);
+}
+
+static void serve(struct req *r, const char *name)
+{
+    serve_status(r, 200, name);
 }
 
 void handle_index(struct req *r)
 {
     serve(r, "index.html");
+}
+
+/* A browser's page at an address that is nothing (a link mistyped or cut short): the dashboard,
+ * with 404, which tells the player so in words and where to go (app.js), not a problem in JSON.
+ * A program asking for JSON, and every path under /api/, keeps the problem. */
+bool static_not_found_page(struct req *r)
+{
+    const char *accept = req_header(r, "Accept");
+    if ((strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0) || !accept ||
+        !strstr(accept, "text/html") || strncmp(r->path, "/api/", 5) == 0)
+        return false;
+    serve_status(r, 404, "index.html");
+    return true;
 }
 
 void handle_asset(struct req *r)

@@ -59,6 +59,12 @@ static enum cres battle_maps(const struct ruleset *rs, const struct battle_input
 {
     if (in->nmaps == 0)
         return C_OK;
+    /* The D-Day Landings maps are Normandy's: a campaign elsewhere has none (its ruleset). */
+    if (rs->maps.nmaps == 0)
+        return refuse(e, PROBLEM_INVALID_FIELD, "maps",
+                      "There are no D-Day Landings maps in %s: a battle of it is on one map, "
+                      "with the medals to win its scenario gives.",
+                      rs->name);
     if (in->medals_to_win > 0)
         return refuse(e, PROBLEM_INVALID_FIELD, "medals_to_win",
                       "A battle on several maps takes its medals to win from the maps: send "
@@ -166,6 +172,11 @@ enum cres campaign_new_battle(struct db *db, struct campaign *c, const struct ba
             nb.cards[s] = in->cards[s];
     if (in->medals_to_win > 0)
         nb.medals_to_win = in->medals_to_win;
+    /* The Political Commissar is the Eastern Front's: a ruleset without its note has none. */
+    if (in->commissar >= 0 && !rs->victory.commissar_note[0])
+        return refuse(e, PROBLEM_INVALID_FIELD, "commissar",
+                      "There is no Political Commissar in %s: it is a rule of the Eastern Front.",
+                      rs->name);
     nb.commissar = in->commissar;
     enum cres rc = battle_maps(rs, in, &nb, e);
     if (rc == C_OK)

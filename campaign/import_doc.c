@@ -820,6 +820,13 @@ enum cres import_parse(json_t *doc, struct import_plan *p, struct cerr *e)
         p->nactions++;
     }
     free(st.effective);
+    /* A campaign's seeds are its first and one per rotation (neither is ever undone): a seed no
+     * rotation started would only use up the campaign's budget of seeds here. */
+    if (st.epoch < p->nseeds)
+        return refuse(e, PROBLEM_INVALID_FIELD, "seeds",
+                      "seeds lists %d seeds, and the actions start %d: a campaign's seeds are its "
+                      "first and one per seed_rotated.",
+                      p->nseeds, st.epoch);
     return check_rolls(e, json_object_get(doc, "rolls"), p);
 }
 

@@ -306,7 +306,8 @@ function newBattleAction(st) {
   const ca = num('battle-cards-allies', 'Allied cards', 5, 1, 20);
   const cx = num('battle-cards-axis', 'Axis cards', 5, 1, 20);
   const medals = num('battle-medals', 'Medals to win', 6, 1, 99);
-  const commissar = sideSelect('battle-commissar', 'Political Commissar', '', true);
+  // (Only where the rules have the Political Commissar: the Eastern Front's.)
+  const commissar = st.rs && st.rs.victory_events && st.rs.victory_events.commissar_note ? sideSelect('battle-commissar', 'Political Commissar', '', true) : null;
   let combo = null;
   const mapsNote = h('p', { class: 'hint', id: 'maps-note', hidden: true });
   const maps = mapsSelect(st, (cb) => {
@@ -325,14 +326,14 @@ function newBattleAction(st) {
     if (!body.scenario) { showError(err, { message: 'Name the scenario (the rules match effects by its name).' }); scenario.focus(); return; }
     if (combo) body.maps = combo.maps;
     else body.medals_to_win = Number(medals.input.value);
-    if (commissar.sel.value) body.commissar = commissar.sel.value;
+    if (commissar && commissar.sel.value) body.commissar = commissar.sel.value;
     send(withFeatures(body));
   } },
   h('h3', { text: `Set up battle ${n}` }),
   h('label', { for: 'battle-scenario', text: 'Scenario' }), scenario, datalist,
   names.length ? h('p', { class: 'hint', text: `Names the rules know: ${names.join(', ')}. Effects match whole names, so pick one when it is that scenario.` }) : null,
   maps ? maps.el : null, mapsNote,
-  h('div', { class: 'row' }, first.el, ca.el, cx.el, medals.el, commissar.el),
+  h('div', { class: 'row' }, first.el, ca.el, cx.el, medals.el, commissar ? commissar.el : null),
   features.el, submit, err);
 }
 
@@ -422,7 +423,9 @@ export function undoAction(st) {
   if (!u || !st.role) return null;
   const earlier = earlierUndos(st).map((x) => undoCard(st, x));
   if (!u.who.includes(st.role)) {
-    if (!u.why_not) return earlier.length ? earlier : null;
+    // Why not is told to whoever could have undone it (who did it, and the organizer), not to
+    // the other side, for whom there was nothing to undo.
+    if (!u.why_not || (u.by !== st.role && st.role !== 'organizer')) return earlier.length ? earlier : null;
     return [h('p', { class: 'hint', id: 'undo-not', text: `The last action (${u.what}) cannot be undone. ${u.why_not}` }), ...earlier];
   }
   return [undoCard(st, { id: 'undo', what: u.what, body: {} }, 'Last action: '), ...earlier];

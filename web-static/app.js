@@ -22,8 +22,10 @@ async function home() {
   const whatIf = h('input', { type: 'checkbox', id: 'what-if', name: 'what_if' });
   const whatIfRow = h('label', { class: 'choice', for: 'what-if' }, whatIf, 'Play with "What if?" events (both sides must agree)');
   const dice = ['server', 'table', 'either'].map((d) => h('input', { type: 'radio', name: 'dice', value: d, id: `dice-${d}`, checked: d === 'server' }));
+  // The dice, in players' words: who rolls them.
+  const DICE_TITLE = { server: 'This server', table: 'The table', either: 'Either' };
   const diceHelp = {
-    server: 'm44d rolls, verifiably: anyone can check every roll once the campaign ends',
+    server: 'rolls every die, in a way anyone can check once the campaign ends',
     table: 'you roll real dice at the table and tap in the faces',
     either: 'each roll may be either',
   };
@@ -35,13 +37,23 @@ async function home() {
   const result = h('section', { id: 'created', hidden: true });
   const submit = h('button', { type: 'submit', id: 'create' }, 'Create the campaign');
 
+  // The form is sent only once the chosen ruleset is known here (whether it has Reserve Tokens).
+  let rulesetLoads = 0;
   async function onRuleset() {
+    const mine = ++rulesetLoads;
+    submit.disabled = true;
     const r = rulesets.find((x) => x.id === ruleset.value);
     about.textContent = r ? r.description : '';
     whatIf.disabled = !r.what_if;
     if (!r.what_if) whatIf.checked = false;
     whatIfRow.classList.toggle('muted', !r.what_if);
-    const { data: doc } = await api('GET', `/rulesets/${encodeURIComponent(r.id)}`);
+    let doc;
+    try {
+      doc = (await api('GET', `/rulesets/${encodeURIComponent(r.id)}`)).data;
+    } finally {
+      if (mine === rulesetLoads) submit.disabled = false;
+    }
+    if (mine !== rulesetLoads) return; // another ruleset was chosen meanwhile
     const hasReserve = Boolean(doc.reserve);
     tokensBox.hidden = !hasReserve;
     const t = doc.reserve_tokens || { allies: 0, axis: 0 };
@@ -73,6 +85,7 @@ async function home() {
       // Kept on this device, so that the links are never lost by going Back.
       for (const role of ['organizer', 'allies', 'axis']) remember(data.id, body.name, role, data[`${role}_key`]);
       form.parentElement.hidden = true;
+      grandCard.hidden = true;
       showLinks(result, data, body.name);
       recent(list, rulesets);
     } catch (e2) {
@@ -85,7 +98,7 @@ async function home() {
   field('Name', name),
   field('Ruleset', ruleset), about,
   whatIfRow,
-  h('fieldset', {}, h('legend', { text: 'Dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', {}, h('strong', { text: d.value }), ` — ${diceHelp[d.value]}`)))),
+  h('fieldset', {}, h('legend', { text: 'Who rolls the dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', {}, h('strong', { text: DICE_TITLE[d.value] }), ` — ${diceHelp[d.value]}`)))),
   tokensBox,
   h('fieldset', {}, h('legend', { text: 'Players' }), h('div', { class: 'row' }, field('Allies', players.allies), field('Axis', players.axis))),
   submit, err);
@@ -120,7 +133,7 @@ async function grandForm(result, hideForms) {
   const whatIf = h('input', { type: 'checkbox', id: 'grand-what-if' });
   const whatIfRow = h('label', { class: 'choice', for: 'grand-what-if' }, whatIf, 'Roll "What if?" events before each campaign (both sides must agree)');
   const dice = ['server', 'table', 'either'].map((d) => h('input', { type: 'radio', name: 'grand-dice', value: d, id: `grand-dice-${d}`, checked: d === 'server' }));
-  const diceWords = { server: 'rolled by m44d, verifiably', table: 'real dice at the table', either: 'either' };
+  const diceWords = { server: 'This server rolls every die, in a way anyone can check', table: 'Real dice at the table', either: 'Either, roll by roll' };
   const players = { allies: h('input', { type: 'text', id: 'grand-player-allies', maxlength: 100, autocomplete: 'off' }), axis: h('input', { type: 'text', id: 'grand-player-axis', maxlength: 100, autocomplete: 'off' }) };
   const err = errorSlot('grand-error');
   const submit = h('button', { type: 'submit', id: 'create-grand' }, 'Create the grand campaign');
@@ -156,7 +169,7 @@ async function grandForm(result, hideForms) {
   } },
   h('p', { class: 'hint', text: 'Linked campaigns played in order by the same group: each campaign won earns points, and the grand campaign has a winner.' }),
   field('Name', name), field('Grand campaign', ruleset), about, whatIfRow,
-  h('fieldset', {}, h('legend', { text: 'Dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', {}, h('strong', { text: d.value }), ` — ${diceWords[d.value]}`)))),
+  h('fieldset', {}, h('legend', { text: 'Who rolls the dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', { text: diceWords[d.value] })))),
   h('fieldset', {}, h('legend', { text: 'Players' }), h('div', { class: 'row' }, field('Allies', players.allies), field('Axis', players.axis))),
   submit, err);
   return h('details', { class: 'card', id: 'grand-card' }, h('summary', {}, h('strong', { text: 'Create a grand campaign instead' })), form);
@@ -191,8 +204,23 @@ async function recent(el, rulesets) {
   }
 }
 
+// A link that will never work: say so, and where to go.
+function notFound(what) {
+  const text = what ? `This link leads to no ${what} on this server: it may be mistyped or cut short, or belong to another server.`
+    : 'There is nothing at this address on this server: it may be mistyped or cut short.';
+  main.replaceChildren(h('div', { class: 'card', id: 'not-found' }, h('h1', { text: what ? `No such ${what} here` : 'No such page here' }),
+    h('p', { text }), h('p', {}, h('a', { href: '/', text: 'See the campaigns on this server' }))));
+}
+
 async function route() {
-  const m = window.location.pathname.match(/^\/([cg])\/([0-9a-f-]{36})$/i);
+  const path = window.location.pathname;
+  const m = path.match(/^\/([cg])\/([0-9a-f-]{36})$/i);
+  const kind = (p) => (p === 'g' ? 'grand campaign' : 'campaign');
+  if (!m && path !== '/') {
+    const part = path.match(/^\/([cg])\//);
+    notFound(part ? kind(part[1]) : null);
+    return;
+  }
   try {
     if (m && m[1] === 'g') await showGrand(main, m[2]);
     else if (m) await showCampaign(main, m[2]);
@@ -206,11 +234,7 @@ async function route() {
       return;
     }
     if (e.noSuchPage) {
-      // A link that will never work: say so, and where to go.
-      const what = m && m[1] === 'g' ? 'grand campaign' : 'campaign';
-      main.replaceChildren(h('div', { class: 'card', id: 'not-found' }, h('h1', { text: `No such ${what} here` }),
-        h('p', { text: `This link leads to no ${what} on this server: it may be mistyped or cut short, or belong to another server.` }),
-        h('p', {}, h('a', { href: '/', text: 'See the campaigns on this server' }))));
+      notFound(m ? kind(m[1]) : 'campaign');
       return;
     }
     if ([404, 429, 502, 503, 504].includes(e.status)) {

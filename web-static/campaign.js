@@ -39,6 +39,8 @@ export async function showCampaign(main, id) {
     paintNow(st);
   };
   st.queueCount = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`)).length;
+  // What this link did here that waits on this phone: its turn is taken, only not yet sent.
+  st.queuedMine = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`) && q.key === st.key).length;
   st.queueChanged = () => { st.sig = null; update(st); };
   st.reload = (full) => reload(st, full);
   // Everything read again; a line said of the version still to be read (setDone with Infinity:
@@ -266,7 +268,7 @@ function fill(section, items) {
 }
 
 function update(st) {
-  const myTurn = st.c.waiting_for.some((w) => w.startsWith(`${st.role}:`));
+  const myTurn = !st.queuedMine() && st.c.waiting_for.some((w) => w.startsWith(`${st.role}:`));
   document.title = `${myTurn ? '● Your turn — ' : ''}${st.c.name} — m44d`;
   if (myTurn && !st.wasMyTurn && st.sig !== null) {
     say('Your turn');
@@ -338,6 +340,8 @@ function waitingLine(st) {
   // battle is not set up without knowing (the roll is no longer possible then).
   const may = SIDES.filter((s) => s !== st.role && c.what_if_again && c.what_if_again[s])
     .map((s) => ` The ${SIDE_TITLE[s]} may roll the What-if die once more before the next battle is set up.`).join('');
+  const also = others.length ? ` Also waiting for ${others.join('; ')}.` : '';
+  if (mineNow.length && st.queuedMine()) return `What you did waits on this phone to be sent.${also}${may}`;
   if (mineNow.length) return `Your turn: ${mineNow.join(', ')}.${others.length ? ` Also waiting for ${others.join('; ')}.` : ''}${may}`;
   return `${others.length ? `Waiting for ${others.join('; ')}.` : 'Nothing to do.'}${may}`;
 }
@@ -463,11 +467,14 @@ function effects(st) {
 function rollLog(st) {
   if (!st.rolls.length) return h('p', { class: 'muted', text: 'No roll yet.' });
   return h('div', { class: 'table-wrap' }, h('table', { id: 'roll-log' },
-    h('thead', {}, h('tr', {}, ['#', 'Side', 'Roll', 'Battle', 'Faces', 'Dice', 'Client seed'].map((t) => h('th', { text: t })))),
+    h('thead', {}, h('tr', {}, ['#', 'Side', 'Roll', 'Battle', 'Faces', 'Rolled by'].map((t) => h('th', { text: t })))),
     h('tbody', {}, st.rolls.map((r) => h('tr', { 'data-roll': r.n, class: r.voided ? 'voided' : null },
       h('td', { text: r.n }), h('td', { text: SIDE_TITLE[r.side] }), h('td', { text: PURPOSE_WORDS[r.purpose] || '' }),
       h('td', { text: r.battle || '—' }), h('td', {}, diceRow(r.faces, { small: true }), r.voided ? h('span', { class: 'hint', text: ' undone' }) : null),
-      h('td', { text: r.source === 'server' ? 'the server' : 'the table' }), h('td', { class: 'mono', text: r.client_seed || '' }))))));
+      // (The side's own seed for a server roll, under it: what the check at the end uses. One
+      // column fewer, so that the log fits a phone.)
+      h('td', {}, r.source === 'server' ? 'the server' : 'the table',
+        r.client_seed ? h('span', { class: 'seed mono', title: 'the side’s own seed for this roll', text: r.client_seed }) : null))))));
 }
 
 // Links to share. The organizer sees every link this device knows and can issue a new key for

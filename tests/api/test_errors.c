@@ -251,6 +251,23 @@ static void test_create_refusals(void)
     CU_ASSERT_STRING_EQUAL(http_str(r, "detail"),
                            "players.allies is only spaces: give a name, or leave it empty.");
     http_free(r);
+    /* A count is "a whole number", as players say it (the page puts the field in words). */
+    static const struct {
+        const char *tokens, *says;
+    } counts[] = {
+        {"1.5", "reserve_tokens.allies must be a whole number."},
+        {"100", "reserve_tokens.allies must be a whole number from 0 to 99."},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        snprintf(body, sizeof body,
+                 "{\"name\":\"t\",\"ruleset\":\"standard\",\"reserve_tokens\":{\"allies\":%s,"
+                 "\"axis\":2}}",
+                 counts[i].tokens);
+        r = api(&api_daemon, "POST", "/api/v1/campaigns", NULL, ANYONE, body, NULL);
+        assert_problem(r, 400, "invalid-field");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), counts[i].says);
+        http_free(r);
+    }
     CU_ASSERT_EQUAL(rows(), before);
 }
 

@@ -320,7 +320,7 @@ static void test_import_refusals(void)
         {"first", "actions[0]"},       {"no such day", "actions[%d]"},
         {"not a time", "actions[%d]"}, {"seed time", "seeds[0]"},
         {"not leap", "actions[%d]"},   {"offset", "actions[%d]"},
-        {"year 10000", "actions[%d]"},
+        {"year 10000", "actions[%d]"}, {"seed no rotation started", "seeds"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *doc = json_loads(text, 0, NULL);
@@ -365,6 +365,13 @@ static void test_import_refusals(void)
         } else if (strcmp(cases[i].what, "not a time") == 0) {
             idx = 3;
             json_object_set_new(json_array_get(actions, 3), "at", json_string("yesterday"));
+        } else if (strcmp(cases[i].what, "seed no rotation started") == 0) {
+            /* A copy of the first seed as a second one, which no action started. */
+            json_t *seeds = json_object_get(doc, "seeds");
+            json_t *copy = json_deep_copy(json_array_get(seeds, json_array_size(seeds) - 1));
+            json_object_set_new(copy, "epoch",
+                                json_integer((json_int_t)json_array_size(seeds) + 1));
+            json_array_append_new(seeds, copy);
         } else if (strcmp(cases[i].what, "seed time") == 0) {
             json_object_set_new(json_array_get(json_object_get(doc, "seeds"), 0), "revealed_at",
                                 json_string("2026-11-24T24:00:00Z"));

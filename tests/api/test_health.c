@@ -105,6 +105,38 @@ static void test_unknown_path_404(void)
     http_free(r);
 }
 
+/* A browser's page at an address that is nothing gets the dashboard, which says so in words, with
+ * 404; a program asking for JSON, and any path under /api/, gets the problem. */
+static void test_unknown_page_for_a_browser(void)
+{
+    const char *html[] = {"Accept: text/html,application/xhtml+xml,*/*;q=0.8", NULL};
+    char url[256], type[80];
+    struct http_resp *r = http_do("GET", daemon_url(&d, "/campaigns", url, sizeof url), NULL, html);
+    CU_ASSERT_EQUAL(r->status, 404);
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "Content-Type", type, sizeof type));
+    CU_ASSERT_PTR_NOT_NULL(strstr(type, "text/html"));
+    CU_ASSERT_PTR_NOT_NULL(r->body && strstr(r->body, "<html"));
+    http_free(r);
+    r = http_do("GET", daemon_url(&d, "/api/v1/nothing", url, sizeof url), NULL, html);
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+    r = http_do("POST", daemon_url(&d, "/campaigns", url, sizeof url), "{}", html);
+    assert_problem(r, 404, "not-found");
+    http_free(r);
+}
+
+/* A path that spells out a route is that route, never an id: GET on the import is 405. */
+static void test_import_path_takes_post(void)
+{
+    char url[256], allow[64];
+    struct http_resp *r =
+        http_do("GET", daemon_url(&d, "/api/v1/campaigns/import", url, sizeof url), NULL, NULL);
+    assert_problem(r, 405, "method-not-allowed");
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "Allow", allow, sizeof allow));
+    CU_ASSERT_STRING_EQUAL(allow, "POST");
+    http_free(r);
+}
+
 static void test_wrong_method_405(void)
 {
     char url[256], allow[64];
@@ -431,6 +463,10 @@ void register_health_tests(void)
     CU_add_test(s, "GET /readyz follows PostgreSQL", test_readyz_follows_the_database);
     CU_add_test(s, "unknown path 404 problem+json", test_unknown_path_404);
     CU_add_test(s, "wrong method 405 problem+json", test_wrong_method_405);
+    CU_add_test(s, "an unknown page for a browser is the dashboard's, 404",
+                test_unknown_page_for_a_browser);
+    CU_add_test(s, "GET on the import path is 405, not a campaign called import",
+                test_import_path_takes_post);
     CU_add_test(s, "2 MiB body with Content-Length 413", test_body_over_cap_with_length);
     CU_add_test(s, "a body over the cap answered before it is sent",
                 test_body_over_cap_answered_at_once);

@@ -763,6 +763,45 @@ static void test_multi_map(void)
     CU_ASSERT_PTR_NOT_NULL(json_object_get(readings, "multi_map"));
     CU_ASSERT_PTR_NOT_NULL(json_object_get(json_object_get(rs->json, "maps"), "combinations"));
     http_free(rs);
+    /* The D-Day Landings maps are Normandy's and the Political Commissar the Eastern Front's
+     * (RULES.md 4, 7): a Pacific, Malayan or Normandy 1944 campaign refuses what it cannot
+     * have, in the rules' words, and writes nothing. */
+    static const struct {
+        const char *ruleset, *extra, *field, *says;
+    } elsewhere[] = {
+        {"island-hoppers", "\"maps\":[\"sword\",\"juno\"]", "maps",
+         "There are no D-Day Landings maps in Island Hoppers: a battle of it is on one map, with "
+         "the medals to win its scenario gives."},
+        {"bicycle-blitzkrieg", "\"maps\":[\"sword\",\"juno\"]", "maps", NULL},
+        {"fall-of-poland", "\"maps\":[\"sword\",\"juno\"]", "maps", NULL},
+        {"island-hoppers", "\"medals_to_win\":6,\"commissar\":\"axis\"", "commissar",
+         "There is no Political Commissar in Island Hoppers: it is a rule of the Eastern Front."},
+        {"bicycle-blitzkrieg", "\"medals_to_win\":6,\"commissar\":\"allies\"", "commissar", NULL},
+        {"break-through-normandy", "\"medals_to_win\":6,\"commissar\":\"axis\"", "commissar", NULL},
+    };
+    for (size_t i = 0; i < sizeof elsewhere / sizeof elsewhere[0]; i++) {
+        struct camp e;
+        campaign(&e, elsewhere[i].ruleset, 2, 2, NULL, NULL);
+        char body[300];
+        snprintf(body, sizeof body,
+                 "{\"scenario\":\"X\",\"first_player\":\"allies\",\"cards\":{\"allies\":5,"
+                 "\"axis\":5},%s}",
+                 elsewhere[i].extra);
+        r = camp_post(&api_daemon, &e, ORGANIZER, "/battles", body);
+        assert_problem(r, 400, "invalid-field");
+        CU_ASSERT_STRING_EQUAL(http_str(r, "field"), elsewhere[i].field);
+        if (elsewhere[i].says)
+            CU_ASSERT_STRING_EQUAL(http_str(r, "detail"), elsewhere[i].says);
+        http_free(r);
+        CU_ASSERT_EQUAL(camp_version(&api_daemon, &e), 1);
+    }
+    /* Where the rules have them, they stay: the Commissar in Fall of Poland (test_soviet_invasion
+     * above) and the standard rules, the maps in Break Through Normandy. */
+    struct camp n;
+    campaign(&n, "break-through-normandy", 2, 2, NULL, NULL);
+    sword_and_juno(&n, "[\"sword\",\"juno\"]");
+    campaign(&n, "standard", 2, 2, NULL, NULL);
+    new_battle(&n, "Kursk", "axis", ",\"medals_to_win\":6,\"commissar\":\"allies\"");
 }
 
 /* RULES.md 9: "Air Power / Air Sortie tokens and Veteran Stars won by reserve rolls are held per

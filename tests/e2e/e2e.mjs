@@ -137,6 +137,9 @@ try {
   await home.fill('#player-allies', 'Ann');
   await home.fill('#player-axis', 'Bob');
   check(await home.locator('#ruleset-about').innerText() !== '', 'the ruleset select shows a one-line description');
+  const diceLabels = await home.locator('label[for^="dice-"]').allInnerTexts();
+  check(diceLabels.length === 3 && diceLabels[0].startsWith('This server') && diceLabels[1].startsWith('The table') && diceLabels.every((t) => !/m44d|^(server|table|either)\b/.test(t)),
+    `the dice choices say who rolls, in words (${diceLabels.join(' | ')})`);
   // An emptied token field is said, not taken as 0 tokens.
   await home.fill('#tokens-allies', '');
   await home.click('#create');
@@ -151,6 +154,7 @@ try {
   for (const r of ['organizer', 'allies', 'axis']) links[r] = await home.inputValue(`#link-${r}`);
   check(Object.values(links).every((l) => /\/c\/[0-9a-f-]{36}#key=[A-Za-z0-9_-]{43}$/.test(l)), 'three share links, each with its key in the URL fragment');
   check(await home.locator('button#share-allies').count() === 1, 'each link has a share (or copy) button');
+  check(await home.locator('#grand-card').isHidden(), 'once created, the links show without "Create a grand campaign instead" above them');
   await shot(home, '02-links.png');
   const id = links.organizer.match(/\/c\/([0-9a-f-]{36})/)[1];
 
@@ -316,11 +320,30 @@ try {
   // ---- phone: no horizontal scroll ----
   const wide = await allies.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(wide <= 0, `the phone page has no horizontal scroll (overflow ${wide}px)`);
+  // Nor does the roll log inside its box: every column is seen without sliding it sideways.
+  const logWide = await allies.evaluate(() => {
+    const w = document.querySelector('#roll-log') && document.querySelector('#roll-log').closest('.table-wrap');
+    return w && document.querySelectorAll('#roll-log tbody tr').length ? w.scrollWidth - w.clientWidth : null;
+  });
+  check(logWide !== null && logWide <= 1, `the roll log fits the phone (overflow ${logWide}px)`);
   const homePhone = await newPage(phone, 'home-phone');
   await homePhone.goto(`${BASE}/`);
   await homePhone.waitForSelector('#create-form');
   check(await homePhone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the home page fits a phone too');
   await shot(homePhone, '00-home-phone.png');
+  // Another ruleset chosen on a slow network: the form is not sent until the page knows whether
+  // those rules have Reserve Tokens (the Simplified rules have none, and would refuse them).
+  let releaseRules;
+  const rulesHeld = new Promise((resolve) => { releaseRules = resolve; });
+  const simplifiedPath = /\/api\/v1\/rulesets\/simplified$/;
+  await homePhone.route(simplifiedPath, async (route) => { await rulesHeld; await route.continue(); });
+  await homePhone.selectOption('#ruleset', 'simplified');
+  const waitsForRules = await homePhone.locator('#create').isDisabled();
+  releaseRules();
+  await homePhone.waitForFunction(() => document.querySelector('#tokens').hidden, null, { timeout: 5000 }).catch(() => {});
+  check(waitsForRules && await homePhone.locator('#create').isEnabled() && await homePhone.locator('#tokens').isHidden(),
+    'the create button waits for the chosen rules, then the Reserve Tokens they do not have are gone');
+  await homePhone.unroute(simplifiedPath);
 
   // ---- every control has a label ----
   for (const [p, name] of [[org, 'organizer'], [allies, 'allies'], [home, 'home']]) {
@@ -581,16 +604,26 @@ try {
   await ihOrg.click('#confirm-result');
   await ihOrg.waitForSelector('#act-new-battle');
   check((await text(ihOrg, '#battle-1 .result, #history-1 .result, .result')).includes('own victory condition'), 'a sudden death is recorded and said');
-  // Battle 2 on two D-Day Landings maps: the medals and the command cards come from the table.
-  await ihOrg.fill('#battle-scenario', 'Sword and Juno');
-  await ihOrg.selectOption('#battle-maps', { label: 'OverThrough: Sword Beach + Juno Beach — 29 medals' });
-  check(await ihOrg.inputValue('#battle-medals') === '29' && await ihOrg.inputValue('#battle-cards-allies') === '12' && await ihOrg.inputValue('#battle-cards-axis') === '9',
-    'choosing Sword + Juno fills 29 medals and 12 / 9 command cards');
-  await ihOrg.click('#create-battle');
-  await ihOrg.waitForSelector('#battle-maps-shown');
-  check((await text(ihOrg, '#battle-maps-shown')).includes('Sword Beach + Juno Beach'), 'the battle shows its maps');
-  check((await apiGet(`/campaigns/${ih.id}/battles/2`)).medals_to_win === 29, 'the battle has 29 medals to win');
+  // The Pacific set-up offers neither Normandy's D-Day Landings maps nor the Eastern Front's
+  // Political Commissar (the ruleset has neither); the standard rules offer both.
+  check(await ihOrg.locator('#battle-scenario').count() === 1 && await ihOrg.locator('#battle-maps').count() === 0 && await ihOrg.locator('#battle-commissar').count() === 0,
+    'an Island Hoppers set-up offers no D-Day Landings maps and no Political Commissar');
   await shot(ihAxis, '09-naval-night-phone.png');
+  // A battle on two D-Day Landings maps: the medals and the command cards come from the table.
+  const dday = await post('/campaigns', null, { name: 'D-Day', ruleset: 'standard', dice: 'table' });
+  const ddOrg = await newPage(desk, 'dday-organizer');
+  await ddOrg.goto(`${BASE}/c/${dday.id}#key=${dday.organizer_key}`);
+  await ddOrg.waitForSelector('#battle-maps');
+  check(await ddOrg.locator('#battle-commissar').count() === 1, 'the standard rules offer the Political Commissar');
+  await ddOrg.fill('#battle-scenario', 'Sword and Juno');
+  await ddOrg.selectOption('#battle-maps', { label: 'OverThrough: Sword Beach + Juno Beach — 29 medals' });
+  check(await ddOrg.inputValue('#battle-medals') === '29' && await ddOrg.inputValue('#battle-cards-allies') === '12' && await ddOrg.inputValue('#battle-cards-axis') === '9',
+    'choosing Sword + Juno fills 29 medals and 12 / 9 command cards');
+  await ddOrg.click('#create-battle');
+  await ddOrg.waitForSelector('#battle-maps-shown');
+  check((await text(ddOrg, '#battle-maps-shown')).includes('Sword Beach + Juno Beach'), 'the battle shows its maps');
+  check((await apiGet(`/campaigns/${dday.id}/battles/1`)).medals_to_win === 29, 'the battle has 29 medals to win');
+  await closePages(['dday-organizer']);
 
   // Fall of Poland, Axis flag + star: the elite infantry costs a token, the air token nothing.
   const fop = await post('/campaigns', null, { name: 'Poland', ruleset: 'fall-of-poland', dice: 'table', reserve_tokens: { allies: 0, axis: 0 } });
@@ -710,6 +743,7 @@ try {
   check(await fAxis.locator('#undo').count() === 0, 'the side that rolled gets no undo for a server roll');
   await fAxis.waitForSelector('#undo-not', { timeout: 5000 }).catch(() => {});
   check(await fAxis.locator('#undo-not').count() === 1 && (await text(fAxis, '#undo-not')).includes('never undone'), 'and is told why');
+  check(await caughtUp(fAllies, fx.id) && await fAllies.locator('#undo-not').count() === 0, 'the other side is not told of an undo that was never theirs');
   const refused = await (await fetch(`${BASE}/api/v1/campaigns/${fx.id}/undo`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.organizer_key}` }, body: '{}' })).json();
   check(refused.code === 'not-undoable', 'and the server refuses it');
   // The Allies see they tapped their dice in wrong after the Axis let the server roll: the last
@@ -886,8 +920,12 @@ try {
   await fAllies.click('#confirm-choice');
   await fAllies.waitForSelector('#queued', { timeout: 5000 }).catch(() => {});
   const waitsWords = await text(fAllies, '#done');
+  const whileQueued = await fAllies.evaluate(() => ({ queued: Boolean(document.querySelector('#queued')), line: document.querySelector('#waiting').textContent, title: document.title }));
   check(await fAllies.locator('#queued').count() === 1 && waitsWords.includes('cannot be reached just now, so it waits on this phone'),
     `the server behind its proxy not reached (502): the choice waits on the phone, in words (${waitsWords})`);
+  // Done on the phone: no longer "Your turn" (the choice is made, it only waits to be sent).
+  check(whileQueued.queued && !whileQueued.line.includes('Your turn') && whileQueued.line.includes('waits on this phone') && !whileQueued.title.includes('Your turn'),
+    `while it waits, the page does not ask for it again (${whileQueued.line} | ${whileQueued.title})`);
   await fAllies.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
   await fAllies.unroute(choicePath);
   const chosenOnce = (await get(`/campaigns/${fx.id}/battles/2`)).reserves.allies.chosen;
@@ -1132,6 +1170,16 @@ try {
   await notReady.goto(`${BASE}/c/00000000-0000-4000-8000-000000000000`);
   await notReady.waitForSelector('#not-found', { timeout: 5000 });
   check((await text(notReady, '#not-found')).includes('No such campaign') && await notReady.locator('#not-found a[href="/"]').count() === 1, 'a link to no campaign says so, and where to go');
+  // A link cut short before the end of its id, and an address that is nothing: said so in the
+  // same words (the page itself answers 404), never the create page or the server's JSON.
+  for (const [path, words] of [[`/c/${fx.id.slice(0, 20)}`, 'No such campaign'], [`/g/${fx.id.slice(0, 8)}`, 'No such grand campaign'], ['/campaigns', 'No such page']]) {
+    const resp = await notReady.goto(`${BASE}${path}`);
+    await notReady.waitForSelector('#not-found', { timeout: 5000 }).catch(() => {});
+    const said = await notReady.locator('#not-found').count() ? await text(notReady, '#not-found') : await text(notReady, 'main');
+    check(said.includes(words) && await notReady.locator('#create-form').count() === 0 && await notReady.locator('#not-found a[href="/"]').count() === 1,
+      `${path} says "${words}" (${said.slice(0, 60)})`);
+    if (path === '/campaigns') check(resp.status() === 404 && (resp.headers()['content-type'] || '').startsWith('text/html'), `an address that is nothing is a page with 404 (${resp.status()} ${resp.headers()['content-type']})`);
+  }
   const busy = await notReady.evaluate(async () => {
     const { problemWords } = await import('/assets/words.js');
     return ['database-unavailable', 'database-read-only', 'outcome-unknown', 'shutting-down', 'busy', 'idempotency-key-reused'].map((code) =>

@@ -28,6 +28,9 @@ static const struct route_case cases[] = {
     {"POST", "/api/v1/campaigns", ROUTE_FOUND, "/api/v1/campaigns", {NULL}, NULL},
     {"DELETE", "/api/v1/campaigns", ROUTE_METHOD_NOT_ALLOWED, NULL, {NULL}, "POST, GET, HEAD"},
     {"POST", "/api/v1/campaigns/import", ROUTE_FOUND, "/api/v1/campaigns/import", {NULL}, NULL},
+    /* a path spelling out a route is that route, not a campaign called "import" */
+    {"GET", "/api/v1/campaigns/import", ROUTE_METHOD_NOT_ALLOWED, NULL, {NULL}, "POST"},
+    {"GET", "/api/v1/grand-campaigns/import", ROUTE_METHOD_NOT_ALLOWED, NULL, {NULL}, "POST"},
     {"GET", "/api/v1/campaigns/abc", ROUTE_FOUND, "/api/v1/campaigns/{id}", {"abc"}, NULL},
     {"GET",
      "/api/v1/campaigns/abc/battles/3",
