@@ -38,9 +38,10 @@ export async function showCampaign(main, id) {
     st.doneKind = kind || '';
     paintNow(st);
   };
-  st.queueCount = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`)).length;
+  const queuedHere = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`));
+  st.queueCount = () => queuedHere().length;
   // What this link did here that waits on this phone: its turn is taken, only not yet sent.
-  st.queuedMine = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`) && q.key === st.key).length;
+  st.queuedMine = () => queuedHere().some((q) => q.key === st.key);
   st.queueChanged = () => { st.sig = null; update(st); };
   st.reload = (full) => reload(st, full);
   // Everything read again; a line said of the version still to be read (setDone with Infinity:
@@ -340,9 +341,10 @@ function waitingLine(st) {
   // battle is not set up without knowing (the roll is no longer possible then).
   const may = SIDES.filter((s) => s !== st.role && c.what_if_again && c.what_if_again[s])
     .map((s) => ` The ${SIDE_TITLE[s]} may roll the What-if die once more before the next battle is set up.`).join('');
-  const also = others.length ? ` Also waiting for ${others.join('; ')}.` : '';
-  if (mineNow.length && st.queuedMine()) return `What you did waits on this phone to be sent.${also}${may}`;
-  if (mineNow.length) return `Your turn: ${mineNow.join(', ')}.${others.length ? ` Also waiting for ${others.join('; ')}.` : ''}${may}`;
+  if (mineNow.length) {
+    const mine = st.queuedMine() ? 'What you did waits on this phone to be sent.' : `Your turn: ${mineNow.join(', ')}.`;
+    return `${mine}${others.length ? ` Also waiting for ${others.join('; ')}.` : ''}${may}`;
+  }
   return `${others.length ? `Waiting for ${others.join('; ')}.` : 'Nothing to do.'}${may}`;
 }
 
