@@ -260,6 +260,16 @@ static void check_head(struct req *r)
                          "Send the body as JSON, with Content-Type: application/json.");
             return;
         }
+        /* A compressed body is not read as what it says: it would only fail later as JSON
+         * that does not parse, with a misleading answer (RFC 9110 8.4: 415). */
+        const char *ce = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Encoding");
+        if (ce && strcasecmp(ce, "identity") != 0) {
+            refuse_early(r, body_follows, PROBLEM_UNSUPPORTED_MEDIA_TYPE, 0,
+                         "A body with Content-Encoding \"%.40s\" is not read here: send it "
+                         "uncompressed.",
+                         ce);
+            return;
+        }
     }
     unsigned wait = ratelimit_take(&r->client_key, route->limit);
     if (wait) {

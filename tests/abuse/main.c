@@ -226,8 +226,20 @@ static void test_not_json(void)
         CU_ASSERT_STRING_EQUAL(code_of(r), "unsupported-media-type");
         http_free(r);
     }
+    /* JSON said to be compressed is not read as what it is not (RFC 9110 8.4). */
+    const char *coded[] = {"Content-Type: application/json", "Content-Encoding: gzip", NULL};
+    struct http_resp *z =
+        req(&s, "POST", "/api/v1/campaigns", "{\"name\":\"Zip\",\"ruleset\":\"standard\"}", coded);
+    CU_ASSERT_EQUAL(z->status, 415);
+    CU_ASSERT_STRING_EQUAL(code_of(z), "unsupported-media-type");
+    CU_ASSERT_PTR_NOT_NULL(strstr(z->body, "uncompressed"));
+    http_free(z);
     CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM campaigns"), 0);
-    /* JSON with its parameters is JSON. */
+    /* JSON with its parameters is JSON; "identity" is no coding at all. */
+    const char *plain[] = {"Content-Type: application/json", "Content-Encoding: identity", NULL};
+    z = req(&s, "POST", "/api/v1/campaigns", "{\"name\":\"Fine\",\"ruleset\":\"standard\"}", plain);
+    CU_ASSERT_EQUAL(z->status, 201);
+    http_free(z);
     const char *ok[] = {"Content-Type: Application/JSON; charset=utf-8", NULL};
     struct http_resp *r =
         req(&s, "POST", "/api/v1/campaigns", "{\"name\":\"Fine\",\"ruleset\":\"standard\"}", ok);
