@@ -96,9 +96,21 @@ static bool parse_set(struct req *r, json_t **body, struct set_arg *a)
     return true;
 }
 
+/* A chat removed that was not there: said as it is, and nothing written (no log line says it
+ * was removed, the page is not told of a change). */
+static enum cres unchanged(struct write_ctx *w, json_t *status)
+{
+    w->unchanged = true;
+    w->status = 200;
+    w->body = status;
+    return w->body ? C_OK : C_DBERR;
+}
+
 static enum cres set_campaign(struct db *db, struct write_ctx *w)
 {
     struct set_arg *a = w->op->arg;
+    if (!a->url && !w->c->webhook_own) /* no chat of its own to remove */
+        return unchanged(w, campaign_status(db, w->c));
     enum cres rc = chat_set(db, w->c, NULL, a->url, a->kind, &w->err);
     if (rc != C_OK)
         return rc;
@@ -124,6 +136,8 @@ static enum cres set_campaign(struct db *db, struct write_ctx *w)
 static enum cres set_grand(struct db *db, struct write_ctx *w)
 {
     struct set_arg *a = w->op->arg;
+    if (!a->url && !w->g->webhook_url[0])
+        return unchanged(w, grand_status(db, w->g));
     enum cres rc = chat_set(db, NULL, w->g, a->url, a->kind, &w->err);
     if (rc != C_OK)
         return rc;

@@ -233,6 +233,7 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
     free(w->replay_body);
     w->replay_body = NULL;
     w->replay = false;
+    w->unchanged = false;
     w->status = 0;
     w->location[0] = '\0';
     w->role = ROLE_NONE;
@@ -357,6 +358,8 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
     enum cres rc = w->op->action(db, w);
     if (rc != C_OK)
         return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+    if (w->unchanged)
+        return DB_TX_ABORT; /* answered as it is, nothing written */
     /* What the action wrote carries its log entry (for an undo); then the campaign's row. */
     if (w->op->campaign && (campaign_stamp(db, w->c) != C_OK || campaign_save(db, w->c) != C_OK))
         return DB_TX_ERROR;
@@ -466,6 +469,11 @@ void write_run(struct req *r, const struct write_op *op)
                                      NULL};
             reply_bytes(r, w.replay_status, "application/json", w.replay_body,
                         strlen(w.replay_body), headers);
+        } else if (w.unchanged) {
+            etag_of(write_version(&w), etag, sizeof etag);
+            const char *headers[] = {"ETag", etag, NULL};
+            reply_json_headers(r, w.status, w.body, headers);
+            w.body = NULL;
         } else {
             reply_cerr(r, &w.err);
         }

@@ -70,6 +70,10 @@ struct write_ctx {
     json_t *body;
     char location[160];
     long long version; /* of what a creation or import made (its ETag), when not 1 */
+    /* the action found nothing to change (a chat removed that was not there): its answer is
+     * given, and nothing is written (no version, no log line, no stored answer: the same
+     * request again finds the same) */
+    bool unchanged;
     /* a repeat of an earlier request with the same Idempotency-Key */
     bool replay;
     int replay_status;

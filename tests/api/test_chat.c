@@ -434,6 +434,22 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(http_int(r, "failed"), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(http_str(r, "last_error"), "removed"));
     http_free(r);
+    /* Removed again (a second tab, a double tap): said as it is, and nothing written: no
+     * version, no second line in the log saying it was removed. */
+    long long before = camp_version(&chatd, &c);
+    r = camp_get(&chatd, &c, "/log");
+    size_t lines = json_array_size(r->json);
+    http_free(r);
+    r = camp_post(&chatd, &c, ORGANIZER, "/webhook", "{\"url\":null}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_TRUE(json_is_false(http_json_at(r, "set")));
+    CU_ASSERT_EQUAL(http_int(r, "failed"), 2);
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&chatd, &c), before);
+    r = camp_get(&chatd, &c, "/log");
+    CU_ASSERT(lines > 0);
+    CU_ASSERT_EQUAL(json_array_size(r->json), lines);
+    http_free(r);
     CU_ASSERT_FATAL(receiver_up(rx));
     expect_status(camp_post(&chatd, &c, AXIS, "/battles/1/reserve-roll",
                             "{\"faces\":[\"grenade\",\"star\"]}"),
@@ -694,14 +710,35 @@ static void test_grand(void)
     CU_ASSERT_TRUE(json_is_true(http_json_at(r, "set")));
     CU_ASSERT_TRUE(json_is_true(http_json_at(r, "inherited")));
     http_free(r);
-    /* The grand campaign's chat set again: its campaign's page sees its log change. */
+    /* Its own removed again: nothing of its own to remove, the grand campaign's stays. */
     long long v = camp_version(&chatd, &m);
+    r = camp_post(&chatd, &m, ORGANIZER, "/webhook", "{\"url\":null}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_TRUE(json_is_true(http_json_at(r, "inherited")));
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&chatd, &m), v);
+    /* The grand campaign's chat set again: its campaign's page sees its log change. */
     snprintf(path, sizeof path, "/api/v1/grand-campaigns/%s/webhook", g.id);
     expect_status(api(&chatd, "POST", path, &g, ORGANIZER, body, NULL), 200, "again");
     CU_ASSERT(camp_version(&chatd, &m) > v);
     r = camp_get(&chatd, &m, "");
     CU_ASSERT_STRING_EQUAL(http_str(r, "undo.action"), "roll");
     http_free(r);
+    /* The grand campaign's chat removed, then removed again: the second writes nothing (the
+     * same version of the grand campaign, and of its campaign, which heard of the first). */
+    char first[40], second[40];
+    r = api(&chatd, "POST", path, &g, ORGANIZER, "{\"url\":null}", NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(http_header(r, "ETag", first, sizeof first));
+    http_free(r);
+    v = camp_version(&chatd, &m);
+    r = api(&chatd, "POST", path, &g, ORGANIZER, "{\"url\":null}", NULL);
+    CU_ASSERT_EQUAL(r->status, 200);
+    CU_ASSERT_TRUE(json_is_false(http_json_at(r, "set")));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(http_header(r, "ETag", second, sizeof second));
+    CU_ASSERT_STRING_EQUAL(second, first);
+    http_free(r);
+    CU_ASSERT_EQUAL(camp_version(&chatd, &m), v);
 }
 
 /* ---- the end of a campaign: who won, by what decided it ---- */
