@@ -140,7 +140,7 @@ function rollAction(st, what, count, label, path, explain) {
   if (st.c.dice !== 'table') {
     const b = h('button', { type: 'button', id: `roll-${what}`, onclick: () => post({ client_seed: randomHex(16) }, b) },
       st.c.dice === 'either' ? 'Let the server roll' : 'Roll');
-    box.append(b, h('p', { class: 'hint', text: 'Your browser adds a random client seed to the roll; the roll log below shows it. A server roll cannot be undone.' }));
+    box.append(b, h('p', { class: 'hint', text: 'Your browser adds a random number of its own to the roll, so that nobody, the server included, can choose the dice. A server roll cannot be undone.' }));
   }
   if (st.c.dice !== 'server') {
     let faces = [];
@@ -407,12 +407,12 @@ function resultAction(st) {
 
 function finishAction(st) {
   const err = errorSlot();
-  const confirm = h('button', { type: 'button', class: 'danger', id: 'confirm-finish', hidden: true }, 'Yes, finish and reveal the seed');
+  const confirm = h('button', { type: 'button', class: 'danger', id: 'confirm-finish', hidden: true }, 'Yes, finish the campaign');
   const start = h('button', { type: 'button', class: 'secondary', id: 'finish' }, 'Finish the campaign…');
   start.addEventListener('click', () => { confirm.hidden = false; confirm.focus(); });
   confirm.addEventListener('click', () => perform(st, { path: `/campaigns/${st.id}/finish`, body: {}, button: confirm, err, done: 'The campaign is finished.' }));
   return h('div', { class: 'card', id: 'act-finish' }, h('h3', { text: 'End the campaign' }),
-    h('p', { class: 'hint', text: 'The winner is decided and the server seed is revealed, so everyone can check every roll. No battle can be added afterwards, and nothing can be undone.' }),
+    h('p', { class: 'hint', text: 'The winner is decided, and the server shows the secret behind its dice, so that everyone can check every roll. No battle can be added afterwards, and nothing can be undone.' }),
     start, confirm, err);
 }
 

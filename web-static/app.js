@@ -184,7 +184,7 @@ function showLinks(el, data, name, grand = false) {
       ' Each holds a secret key after the # (it never reaches a server log). This browser keeps them too: they are listed on this page, and the organizer can replace a lost one.'),
     grand ? h('p', { class: 'hint', text: 'The same links work in every campaign of it.' }) : null,
     rows.map(([role, label]) => linkCard(role, label, linkFor(data.id, data[`${role}_key`], grand ? 'g' : 'c'))),
-    grand ? null : h('p', { class: 'hint' }, 'Seed commitment (SHA-256 of the secret server seed): ', h('span', { class: 'mono', text: data.seed_commitment })),
+    grand ? null : h('p', { class: 'hint' }, 'The dice this server rolls are sealed before the first roll, so that anyone can check every one of them once the campaign ends. The seal: ', h('span', { class: 'mono', text: data.seed_commitment })),
     h('p', {}, h('a', { href: data.links.organizer, id: 'open-organizer', text: grand ? 'Open the grand campaign as organizer' : 'Open the campaign as organizer' }))));
   el.querySelector('input').focus();
 }

@@ -476,7 +476,7 @@ function rollLog(st) {
       // (The side's own seed for a server roll, under it: what the check at the end uses. One
       // column fewer, so that the log fits a phone.)
       h('td', {}, r.source === 'server' ? 'the server' : 'the table',
-        r.client_seed ? h('span', { class: 'seed mono', title: 'the side’s own seed for this roll', text: r.client_seed }) : null))))));
+        r.client_seed ? h('span', { class: 'seed mono', title: 'the random number the side’s browser added to this roll', text: r.client_seed }) : null))))));
 }
 
 // Links to share. The organizer sees every link this device knows and can issue a new key for

@@ -155,6 +155,9 @@ try {
   check(Object.values(links).every((l) => /\/c\/[0-9a-f-]{36}#key=[A-Za-z0-9_-]{43}$/.test(l)), 'three share links, each with its key in the URL fragment');
   check(await home.locator('button#share-allies').count() === 1, 'each link has a share (or copy) button');
   check(await home.locator('#grand-card').isHidden(), 'once created, the links show without "Create a grand campaign instead" above them');
+  // Everyday screens speak of sealed dice, not of seeds and hashes (those are for the check).
+  const jargon = /\bseeds?\b|SHA-256|commitment|HMAC/i;
+  check(!jargon.test(await text(home, '.links')) && (await text(home, '.links')).includes('sealed'), 'the links page says the dice are sealed, in players\' words');
   await shot(home, '02-links.png');
   const id = links.organizer.match(/\/c\/([0-9a-f-]{36})/)[1];
 
@@ -271,6 +274,7 @@ try {
   // Reserves: both let m44d roll, both take nothing.
   for (const p of [allies, axis]) {
     await p.waitForSelector('#roll-reserve-roll', { timeout: 5000 });
+    check(!jargon.test(await text(p, '#act-reserve-roll')), 'a server roll is explained without seeds');
     await p.click('#roll-reserve-roll');
     await p.waitForSelector('#confirm-choice');
     await p.click('#confirm-choice');
@@ -355,6 +359,7 @@ try {
 
   // ---- finish, then verify every roll in the browser ----
   await org.click('#finish');
+  check(!jargon.test(await text(org, '#act-finish')), 'finishing is explained without seeds');
   await org.click('#confirm-finish');
   await allies.waitForFunction(() => document.querySelector('#waiting').textContent.includes('over'), null, { timeout: 5000 });
   check(true, 'the Allies page sees the campaign finish live');
