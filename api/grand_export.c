@@ -123,6 +123,30 @@ static bool read_grand(struct import_arg *a, struct cerr *e)
                a->in.gr->ncampaigns);
         return false;
     }
+    /* Each campaign has an id of its own: one that is the grand campaign's, or another
+     * campaign's of the document, would otherwise be refused as one already on this server. */
+    char ids[GRAND_MAX_CAMPAIGNS][CAMPAIGN_ID_LEN + 1];
+    for (size_t i = 0; i < json_array_size(a->campaigns) && i < GRAND_MAX_CAMPAIGNS; i++) {
+        json_t *c = json_object_get(json_array_get(a->campaigns, i), "campaign");
+        if (!canonical_uuid(json_string_value(json_object_get(c, "id")), ids[i]))
+            continue; /* its own import says what is wrong with it */
+        size_t same = 0;
+        while (same < i && strcmp(ids[same], ids[i]) != 0)
+            same++;
+        if (strcmp(ids[i], a->id) != 0 && same == i)
+            continue;
+        char field[48], other[48];
+        snprintf(field, sizeof field, "campaigns[%zu].campaign.id", i % 100);
+        if (same < i)
+            snprintf(other, sizeof other, "campaign %zu's", same + 1);
+        else
+            snprintf(other, sizeof other, "the grand campaign's");
+        refuse(e, PROBLEM_INVALID_FIELD, field,
+               "Campaign %zu has the same id as %s: each campaign of a grand campaign has an id "
+               "of its own.",
+               i + 1, other);
+        return false;
+    }
     return true;
 }
 

@@ -816,6 +816,26 @@ static void test_export_import(void)
     json_decref(bad);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), grands);
+    /* A campaign with the grand campaign's id, or another campaign's: said so, not "already
+     * exists on this server" (which it does not). */
+    bad = renamed(doc, 31);
+    json_object_set(
+        json_object_get(json_array_get(json_object_get(bad, "campaigns"), 1), "campaign"), "id",
+        json_object_get(json_object_get(bad, "grand_campaign"), "id"));
+    grand_import_refused(bad, "campaigns[1].campaign.id",
+                         "Campaign 2 has the same id as the grand");
+    json_decref(bad);
+    bad = renamed(doc, 32);
+    json_object_set(
+        json_object_get(json_array_get(json_object_get(bad, "campaigns"), 2), "campaign"), "id",
+        json_object_get(
+            json_object_get(json_array_get(json_object_get(bad, "campaigns"), 0), "campaign"),
+            "id"));
+    grand_import_refused(bad, "campaigns[2].campaign.id",
+                         "Campaign 3 has the same id as campaign 1");
+    json_decref(bad);
+    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);
+    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), grands);
     /* Names a creation would now refuse (only spaces) are restored as recorded. */
     bad = renamed(doc, 30);
     json_object_set_new(json_object_get(bad, "grand_campaign"), "name", json_string("   "));
@@ -1253,8 +1273,11 @@ static void test_grand_writes_wake_campaigns(void)
     CU_ASSERT_FATAL(start_next(&g, 2, "Marshall Islands", &m2));
     write_wakes_poll(&m1, "grand-campaigns", &g, "/keys/axis", "{}");
     write_wakes_poll(&m2, "grand-campaigns", &g, "/keys/axis", "{}");
-    /* The chat link removed: a line in each campaign's log. */
-    write_wakes_poll(&m1, "grand-campaigns", &g, "/webhook", "{\"url\":null}");
+    /* The chat link set, then removed: a line in each campaign's log each time. (Its
+     * messages are never delivered: a .invalid host is no one's.) */
+    write_wakes_poll(&m1, "grand-campaigns", &g, "/webhook",
+                     "{\"url\":\"https://chat.invalid/hook\"}");
+    write_wakes_poll(&m2, "grand-campaigns", &g, "/webhook", "{\"url\":null}");
 }
 
 /* ---- a campaign added while a grand campaign's write waits for its locks ---- */
