@@ -102,7 +102,10 @@ static bool if_match_ok(const char *header, const char *etag)
         return true;
     if (strcmp(header, "*") == 0)
         return true;
-    /* A list of entity tags: any may match (weak ones compare by their opaque part). */
+    /* A list of entity tags: any may match. Weak ones compare by their opaque part, though
+     * RFC 9110 13.1.1 asks for a strong comparison: a proxy that compresses the answer (nginx
+     * with gzip, as deploy/nginx has it for JSON) hands the page W/"12" for "12", and the page
+     * sends back what it was given. Our tags name a version, never bytes, so both mean it. */
     const char *p = header;
     size_t elen = strlen(etag);
     while (*p) {
