@@ -61,13 +61,19 @@ struct tally {
     int mismatches; /* in the seeds and rolls: a seed, a roll's number, faces or dice */
     int record;     /* the record as a whole: not one m44d would have made */
     int verified, unverified, imported, table;
+    int lost; /* of a finished campaign, whose seed the record does not hold */
     bool unknown_ruleset;
 };
 
 /* Checks one campaign's export; counts into `t`. */
 static void verify_campaign(json_t *doc, FILE *out, struct tally *t)
 {
-    const char *id = json_string_value(json_object_get(json_object_get(doc, "campaign"), "id"));
+    json_t *camp = json_object_get(doc, "campaign");
+    const char *id = json_string_value(json_object_get(camp, "id"));
+    const char *status = json_string_value(json_object_get(camp, "status"));
+    /* A finished campaign has revealed every seed: one missing is not in this record (the
+     * campaign was brought in from a backup without it), and will never be revealed. */
+    bool finished = status && strcmp(status, "finished") == 0;
     json_t *seeds = json_object_get(doc, "seeds"), *rolls = json_object_get(doc, "rolls");
     static struct epoch epochs[MAX_EPOCHS];
     int nepochs = 0;
@@ -90,8 +96,11 @@ static void verify_campaign(json_t *doc, FILE *out, struct tally *t)
         const char *commitment = json_string_value(json_object_get(s, "commitment"));
         const char *hex = json_string_value(json_object_get(s, "server_seed"));
         if (!hex) {
-            fprintf(out, "seed %ld: not revealed yet (commitment %s)\n", e->number,
-                    commitment ? commitment : "?");
+            fprintf(out,
+                    finished ? "seed %ld: not in this record, though the campaign is finished "
+                               "(commitment %s)\n"
+                             : "seed %ld: not revealed yet (commitment %s)\n",
+                    e->number, commitment ? commitment : "?");
             continue;
         }
         e->revealed = true;
@@ -150,8 +159,12 @@ static void verify_campaign(json_t *doc, FILE *out, struct tally *t)
             if (epochs[k].number == ep)
                 e = &epochs[k];
         if (!e || !e->revealed) {
-            fprintf(out, "%s: %s NOT VERIFIED: seed %ld is not revealed\n", label, text, ep);
-            t->unverified++;
+            fprintf(out, "%s: %s NOT VERIFIED: seed %ld is %s\n", label, text, ep,
+                    finished ? "not in this record" : "not revealed");
+            if (finished)
+                t->lost++;
+            else
+                t->unverified++;
             continue;
         }
         if (!e->valid) {
@@ -261,7 +274,7 @@ int verify_export(const char *path, FILE *out, FILE *err)
     fprintf(out,
             "%d server roll(s) verified, %d mismatch(es), %d not verifiable, %d not verifiable "
             "here (imported), %d from the table\n",
-            t.verified, t.mismatches + t.record, t.unverified, t.imported, t.table);
+            t.verified, t.mismatches + t.record, t.unverified + t.lost, t.imported, t.table);
     if (t.mismatches || t.record) {
         if (t.mismatches)
             fprintf(out,
@@ -279,7 +292,13 @@ int verify_export(const char *path, FILE *out, FILE *err)
                      "its file with --rulesets-dir)\n");
         return VERIFY_INCOMPLETE;
     }
-    if (t.unverified || t.imported) {
+    if (t.unverified || t.lost || t.imported) {
+        if (t.lost)
+            fprintf(out,
+                    "NOT VERIFIED: %d server roll(s) can never be checked: their campaign is "
+                    "finished, yet this record does not hold their seed (the campaign was "
+                    "brought in from a backup without it)\n",
+                    t.lost);
         if (t.unverified)
             fprintf(out,
                     "NOT VERIFIED: %d server roll(s) cannot be checked until their seed is "

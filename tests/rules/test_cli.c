@@ -264,7 +264,8 @@ static void test_bad_arguments(void)
  * the given rolls as its actions; a roll of battle 2 comes after battle 1's result (an Axis
  * win, so the Axis roll 2 + 1 victory event dice there, RULES.md 4).
  */
-static char *export_file(const char *seeds, const char *rolls, const char *ruleset)
+static char *export_file(const char *seeds, const char *rolls, const char *ruleset,
+                         const char *status)
 {
     static char path[256];
     snprintf(path, sizeof path, "/tmp/m44-export-%d.json", (int)getpid());
@@ -286,6 +287,8 @@ static char *export_file(const char *seeds, const char *rolls, const char *rules
         "dice", "either", "reserve_tokens", "allies", 0, "axis", 0, "players", "allies", "", "axis",
         "", "scenarios", "action", "battle_created", "detail", "number", 1, "scenario", "A",
         "first_player", "allies", "cards", "allies", 5, "axis", 5, "medals_to_win", 6, "commissar");
+    if (status)
+        json_object_set_new(json_object_get(doc, "campaign"), "status", json_string(status));
     json_t *actions = json_object_get(doc, "actions"), *list = json_object_get(doc, "rolls");
     bool second = false;
     for (size_t i = 0; i < json_array_size(list); i++) {
@@ -329,7 +332,7 @@ static void test_verify(void)
     static const struct {
         const char *seeds, *rolls;
         int status;
-        const char *must, *also, *ruleset;
+        const char *must, *also, *ruleset, *state;
     } cases[] = {
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 "," ROLL2 "," ROLL3 "]", 0, "3 server roll(s) verified, 0 mismatch(es)"},
@@ -351,7 +354,13 @@ static void test_verify(void)
          "[" ROLL1 "]", 1, "MISMATCH: SHA-256(server_seed)"},
         /* Not revealed yet: nothing wrong, but not verified either (exit 3). */
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":null}]", "[" ROLL1 "]", 3,
-         "NOT VERIFIED: 1 server roll(s) cannot be checked"},
+         "NOT VERIFIED: 1 server roll(s) cannot be checked until their seed is revealed",
+         "seed 1: not revealed yet"},
+        /* A finished campaign without its seed (brought in from a backup that lacked it):
+         * never to be revealed, and not said to be waiting for it. */
+        {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":null}]", "[" ROLL1 "]", 3,
+         "NOT VERIFIED: 1 server roll(s) can never be checked: their campaign is finished",
+         "seed 1: not in this record, though the campaign is finished", NULL, "finished"},
         {"[{\"epoch\":1,\"commitment\":\"" COMMIT "\",\"server_seed\":\"" SEED "\"}]",
          "[" ROLL1 "," ROLL2 "," ROLL3 "]", 0, "VERIFIED: every server roll matches"},
         {"{}", "[]", 2, "not a campaign export"},
@@ -398,7 +407,7 @@ static void test_verify(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = export_file(cases[i].seeds, cases[i].rolls,
-                                 cases[i].ruleset ? cases[i].ruleset : "standard");
+                                 cases[i].ruleset ? cases[i].ruleset : "standard", cases[i].state);
         char args[512], *out;
         snprintf(args, sizeof args, "verify '%s'", path);
         int st = m44(args, &out);
