@@ -390,7 +390,7 @@ function resultAction(st) {
     no.addEventListener('click', () => { check.hidden = true; submit.focus(); });
     yes.addEventListener('click', () => perform(st, { path: `/campaigns/${st.id}/battles/${b.number}/result`, body: r, button: yes, err, fields: fieldErr, done: `Battle ${b.number}: ${SIDE_TITLE[w]} won, medals Allies ${r.medals.allies}, Axis ${r.medals.axis}.` }));
     check.replaceChildren(h('p', { id: 'result-summary' }, h('strong', { text: `${SIDE_TITLE[w]} won battle ${b.number}` }),
-      `, medals Allies ${r.medals.allies}, Axis ${r.medals.axis}${r.sudden_death ? ', by the scenario’s own victory condition' : ''}${reserves && (r.undeployed_reserves.allies || r.undeployed_reserves.axis) ? `; undeployed reserves Allies ${r.undeployed_reserves.allies}, Axis ${r.undeployed_reserves.axis}` : ''}. Record it?`), yes, no);
+      `, medals Allies ${r.medals.allies}, Axis ${r.medals.axis}${r.sudden_death ? ', by the scenario\'s own victory condition' : ''}${reserves && (r.undeployed_reserves.allies || r.undeployed_reserves.axis) ? `; undeployed reserves Allies ${r.undeployed_reserves.allies}, Axis ${r.undeployed_reserves.axis}` : ''}. Record it?`), yes, no);
     check.hidden = false;
     yes.focus();
   } },

@@ -138,7 +138,7 @@ export async function flushQueue(onAnswer) {
 // given up (unsure).
 export async function keyRole(path, key) {
   if (!/^[A-Za-z0-9_-]{16,50}$/.test(key || '')) {
-    return { refused: new ApiError(401, { detail: 'This link’s key is damaged (cut short, or changed on the way): ask the organizer for the link again.' }) };
+    return { refused: new ApiError(401, { detail: 'This link\'s key is damaged (cut short, or changed on the way): ask the organizer for the link again.' }) };
   }
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), 10000);

@@ -76,7 +76,7 @@ async function home() {
     if (!tokensBox.hidden) {
       // An emptied field is not 0 tokens: say so rather than guess.
       const empty = SIDES.find((s) => tokens[s].value.trim() === '');
-      if (empty) { showError(err, { message: `Give the ${SIDE_TITLE[empty]}’ starting Reserve Tokens (0 or more).` }); tokens[empty].focus(); return; }
+      if (empty) { showError(err, { message: `Give the ${SIDE_TITLE[empty]}\' starting Reserve Tokens (0 or more).` }); tokens[empty].focus(); return; }
       body.reserve_tokens = { allies: Number(tokens.allies.value), axis: Number(tokens.axis.value) };
     }
     submit.disabled = true;

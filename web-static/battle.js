@@ -64,8 +64,8 @@ export function battleCard(st, b, current) {
     }
   }
   if (b.effects.length) card.append(h('h3', { text: 'What-if effects in this battle' }), effectList(b.effects, current ? 'battle-effects' : `battle-effects-${b.number}`));
-  if (b.effects_at_result && b.effects_at_result.length) card.append(h('h3', { text: 'When you record this battle’s result' }), effectList(b.effects_at_result, current ? 'result-effects' : `result-effects-${b.number}`));
-  if (b.result) card.append(h('p', { class: 'result' }, h('strong', { text: `${SIDE_TITLE[b.result.winner]} won` }), ` — medals: Allies ${b.result.medals.allies}, Axis ${b.result.medals.axis}${b.result.sudden_death ? ', by the scenario’s own victory condition' : ''}.`));
+  if (b.effects_at_result && b.effects_at_result.length) card.append(h('h3', { text: 'When you record this battle\'s result' }), effectList(b.effects_at_result, current ? 'result-effects' : `result-effects-${b.number}`));
+  if (b.result) card.append(h('p', { class: 'result' }, h('strong', { text: `${SIDE_TITLE[b.result.winner]} won` }), ` — medals: Allies ${b.result.medals.allies}, Axis ${b.result.medals.axis}${b.result.sudden_death ? ', by the scenario\'s own victory condition' : ''}.`));
   return card;
 }
 

@@ -476,7 +476,7 @@ function rollLog(st) {
       // (The side's own seed for a server roll, under it: what the check at the end uses. One
       // column fewer, so that the log fits a phone.)
       h('td', {}, r.source === 'server' ? 'the server' : 'the table',
-        r.client_seed ? h('span', { class: 'seed mono', title: 'the random number the side’s browser added to this roll', text: r.client_seed }) : null))))));
+        r.client_seed ? h('span', { class: 'seed mono', title: 'the random number the side\'s browser added to this roll', text: r.client_seed }) : null))))));
 }
 
 // Links to share. The organizer sees every link this device knows and can issue a new key for
@@ -599,7 +599,7 @@ function verifyView(st) {
     h('p', { class: 'hint', text: 'Your browser recomputes every server roll from the revealed seed and compares it with the log.' }),
     button, result,
     h('p', { class: 'hint', id: 'verify-more' }, 'For the full check, ',
-      h('a', { href: `/api/v1/campaigns/${st.id}/export`, download: `campaign-${st.id}.json`, text: 'save the campaign’s record' }),
+      h('a', { href: `/api/v1/campaigns/${st.id}/export`, download: `campaign-${st.id}.json`, text: 'save the campaign\'s record' }),
       ' and check it with the m44 verify command: it also replays the rules, to see how many dice each roll had and which seed was in force.'));
 }
 

@@ -49,8 +49,8 @@ export function sideTitle(side) {
 
 // A field the server names, in the words of the form that sent it.
 const FIELD_WORDS = {
-  name: 'The name', 'reserve_tokens.allies': 'The Allies’ starting tokens', 'reserve_tokens.axis': 'The Axis’ starting tokens',
-  'players.allies': 'The Allied player’s name', 'players.axis': 'The Axis player’s name',
+  name: 'The name', 'reserve_tokens.allies': 'The Allies\' starting tokens', 'reserve_tokens.axis': 'The Axis\' starting tokens',
+  'players.allies': 'The Allied player\'s name', 'players.axis': 'The Axis player\'s name',
   scenario: 'The scenario', first_player: 'Who moves first', 'cards.allies': 'The Allied command cards',
   'cards.axis': 'The Axis command cards', medals_to_win: 'The medals to win', maps: 'The maps',
   'medals.allies': 'The Allied medals', 'medals.axis': 'The Axis medals', faces: 'The faces',
