@@ -128,8 +128,10 @@ static bool read_grand(struct import_arg *a, struct cerr *e)
     char ids[GRAND_MAX_CAMPAIGNS][CAMPAIGN_ID_LEN + 1];
     for (size_t i = 0; i < json_array_size(a->campaigns) && i < GRAND_MAX_CAMPAIGNS; i++) {
         json_t *c = json_object_get(json_array_get(a->campaigns, i), "campaign");
-        if (!canonical_uuid(json_string_value(json_object_get(c, "id")), ids[i]))
-            continue; /* its own import says what is wrong with it */
+        if (!canonical_uuid(json_string_value(json_object_get(c, "id")), ids[i])) {
+            ids[i][0] = '\0'; /* never the same as an id; its own import says what is wrong */
+            continue;
+        }
         size_t same = 0;
         while (same < i && strcmp(ids[same], ids[i]) != 0)
             same++;

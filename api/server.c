@@ -134,7 +134,7 @@ static long long content_length(struct MHD_Connection *conn)
  * head: any of them twice could be read two ways (a proxy in front taking one, m44d the
  * other). */
 struct head_counts {
-    int content_length, transfer_encoding, authorization, content_type;
+    int content_length, transfer_encoding, authorization, content_type, content_encoding;
 };
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
                                     size_t key_size, const char *value, size_t value_size)
@@ -149,6 +149,8 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
         h->authorization++;
     else if (key_size == 12 && strcasecmp(key, "Content-Type") == 0)
         h->content_type++;
+    else if (key_size == 16 && strcasecmp(key, "Content-Encoding") == 0)
+        h->content_encoding++;
     return MHD_YES;
 }
 
@@ -228,9 +230,11 @@ static void check_head(struct req *r)
         refuse_early(r, false, PROBLEM_BAD_REQUEST, 0, "Content-Length is given more than once.");
         return;
     }
-    if (heads.authorization > 1 || heads.content_type > 1) {
+    if (heads.authorization > 1 || heads.content_type > 1 || heads.content_encoding > 1) {
         refuse_early(r, false, PROBLEM_BAD_REQUEST, 0, "%s is given more than once.",
-                     heads.authorization > 1 ? "Authorization" : "Content-Type");
+                     heads.authorization > 1  ? "Authorization"
+                     : heads.content_type > 1 ? "Content-Type"
+                                              : "Content-Encoding");
         return;
     }
     /* An announced oversized body is refused before any of it is kept. A client waiting for

@@ -71,8 +71,9 @@ struct write_ctx {
     char location[160];
     long long version; /* of what a creation or import made (its ETag), when not 1 */
     /* the action found nothing to change (a chat removed that was not there): its answer is
-     * given, and nothing is written (no version, no log line, no stored answer: the same
-     * request again finds the same) */
+     * given, and nothing is written (no version, no log line, no stored answer for an
+     * Idempotency-Key: the same request again is done again, as if first sent then, which for
+     * a removal is what its sender asked for) */
     bool unchanged;
     /* a repeat of an earlier request with the same Idempotency-Key */
     bool replay;

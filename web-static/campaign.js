@@ -551,9 +551,9 @@ function stats(st) {
 
 function verifyView(st) {
   const c = st.c;
-  const commit = h('p', {}, 'Seed commitment: ', h('span', { class: 'mono', id: 'commitment', text: c.seed_commitment }));
+  const commit = h('p', {}, 'The seal (seed commitment): ', h('span', { class: 'mono', id: 'commitment', text: c.seed_commitment }));
   if (c.status !== 'finished') {
-    return h('div', { class: 'card' }, commit, h('p', { class: 'hint', text: 'Before any roll, the server published this fingerprint (SHA-256) of its secret seed. When the campaign ends the seed is revealed, and every roll can be recomputed here.' }));
+    return h('div', { class: 'card' }, commit, h('p', { class: 'hint', text: 'Before any roll, the server sealed its dice: it published this fingerprint (SHA-256) of its secret seed. When the campaign ends the seed is revealed, and every roll can be recomputed here.' }));
   }
   const result = h('div', { id: 'verify-result', 'aria-live': 'polite' });
   const button = h('button', { type: 'button', id: 'verify' }, 'Verify all rolls');

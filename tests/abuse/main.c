@@ -234,6 +234,13 @@ static void test_not_json(void)
     CU_ASSERT_STRING_EQUAL(code_of(z), "unsupported-media-type");
     CU_ASSERT_PTR_NOT_NULL(strstr(z->body, "uncompressed"));
     http_free(z);
+    /* Said twice, it could be read two ways (the first or the last): refused. */
+    const char *twice[] = {"Content-Type: application/json", "Content-Encoding: identity",
+                           "Content-Encoding: gzip", NULL};
+    z = req(&s, "POST", "/api/v1/campaigns", "{\"name\":\"Zip\",\"ruleset\":\"standard\"}", twice);
+    CU_ASSERT_EQUAL(z->status, 400);
+    CU_ASSERT_PTR_NOT_NULL(strstr(z->body, "Content-Encoding is given more than once"));
+    http_free(z);
     CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM campaigns"), 0);
     /* JSON with its parameters is JSON; "identity" is no coding at all. */
     const char *plain[] = {"Content-Type: application/json", "Content-Encoding: identity", NULL};

@@ -834,6 +834,14 @@ static void test_export_import(void)
     grand_import_refused(bad, "campaigns[2].campaign.id",
                          "Campaign 3 has the same id as campaign 1");
     json_decref(bad);
+    /* A first campaign whose id is no id: its own import says so (the ids after it are
+     * compared with none of its bytes). */
+    bad = renamed(doc, 33);
+    json_object_set_new(
+        json_object_get(json_array_get(json_object_get(bad, "campaigns"), 0), "campaign"), "id",
+        json_string("0b7e8e4a-0000-4000-8000-zz"));
+    grand_import_refused(bad, "campaigns[0].campaign.id", NULL);
+    json_decref(bad);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), grands);
     /* Names a creation would now refuse (only spaces) are restored as recorded. */
