@@ -21,14 +21,7 @@ async function home() {
   const name = h('input', { type: 'text', id: 'name', name: 'name', required: true, maxlength: 200, autocomplete: 'off', placeholder: 'Normandy 1944' });
   const whatIf = h('input', { type: 'checkbox', id: 'what-if', name: 'what_if' });
   const whatIfRow = h('label', { class: 'choice', for: 'what-if' }, whatIf, 'Play with "What if?" events (both sides must agree)');
-  const dice = ['server', 'table', 'either'].map((d) => h('input', { type: 'radio', name: 'dice', value: d, id: `dice-${d}`, checked: d === 'server' }));
-  // The dice, in players' words: who rolls them.
-  const DICE_TITLE = { server: 'This server', table: 'The table', either: 'Either' };
-  const diceHelp = {
-    server: 'rolls every die, in a way anyone can check once the campaign ends',
-    table: 'you roll real dice at the table and tap in the faces',
-    either: 'each roll may be either',
-  };
+  const dice = diceChoice('dice');
   const tokens = { allies: h('input', { type: 'number', id: 'tokens-allies', min: 0, max: 99, value: 2 }), axis: h('input', { type: 'number', id: 'tokens-axis', min: 0, max: 99, value: 2 }) };
   const tokensBox = h('fieldset', { id: 'tokens' }, h('legend', { text: 'Starting Reserve Tokens' }),
     h('div', { class: 'row' }, field('Allies', tokens.allies), field('Axis', tokens.axis)));
@@ -69,14 +62,14 @@ async function home() {
       name: name.value.trim(),
       ruleset: ruleset.value,
       what_if: whatIf.checked,
-      dice: dice.find((d) => d.checked).value,
+      dice: dice.value(),
       players: { allies: players.allies.value.trim(), axis: players.axis.value.trim() },
     };
     if (!body.name) { showError(err, { message: 'Give the campaign a name.', field: 'name' }); name.focus(); return; }
     if (!tokensBox.hidden) {
       // An emptied field is not 0 tokens: say so rather than guess.
       const empty = SIDES.find((s) => tokens[s].value.trim() === '');
-      if (empty) { showError(err, { message: `Give the ${SIDE_TITLE[empty]}\' starting Reserve Tokens (0 or more).` }); tokens[empty].focus(); return; }
+      if (empty) { showError(err, { message: `Give the ${SIDE_TITLE[empty]}' starting Reserve Tokens (0 or more).` }); tokens[empty].focus(); return; }
       body.reserve_tokens = { allies: Number(tokens.allies.value), axis: Number(tokens.axis.value) };
     }
     submit.disabled = true;
@@ -98,7 +91,7 @@ async function home() {
   field('Name', name),
   field('Ruleset', ruleset), about,
   whatIfRow,
-  h('fieldset', {}, h('legend', { text: 'Who rolls the dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', {}, h('strong', { text: DICE_TITLE[d.value] }), ` — ${diceHelp[d.value]}`)))),
+  dice.el,
   tokensBox,
   h('fieldset', {}, h('legend', { text: 'Players' }), h('div', { class: 'row' }, field('Allies', players.allies), field('Axis', players.axis))),
   submit, err);
@@ -132,8 +125,7 @@ async function grandForm(result, hideForms) {
   const name = h('input', { type: 'text', id: 'grand-name', required: true, maxlength: 200, autocomplete: 'off', placeholder: 'Our Pacific war' });
   const whatIf = h('input', { type: 'checkbox', id: 'grand-what-if' });
   const whatIfRow = h('label', { class: 'choice', for: 'grand-what-if' }, whatIf, 'Roll "What if?" events before each campaign (both sides must agree)');
-  const dice = ['server', 'table', 'either'].map((d) => h('input', { type: 'radio', name: 'grand-dice', value: d, id: `grand-dice-${d}`, checked: d === 'server' }));
-  const diceWords = { server: 'This server rolls every die, in a way anyone can check', table: 'Real dice at the table', either: 'Either, roll by roll' };
+  const dice = diceChoice('grand-dice');
   const players = { allies: h('input', { type: 'text', id: 'grand-player-allies', maxlength: 100, autocomplete: 'off' }), axis: h('input', { type: 'text', id: 'grand-player-axis', maxlength: 100, autocomplete: 'off' }) };
   const err = errorSlot('grand-error');
   const submit = h('button', { type: 'submit', id: 'create-grand' }, 'Create the grand campaign');
@@ -151,7 +143,7 @@ async function grandForm(result, hideForms) {
     err.hidden = true;
     const body = {
       name: name.value.trim(), grand_ruleset: ruleset.value, what_if: whatIf.checked,
-      dice: dice.find((d) => d.checked).value,
+      dice: dice.value(),
       players: { allies: players.allies.value.trim(), axis: players.axis.value.trim() },
     };
     if (!body.name) { showError(err, { message: 'Give the grand campaign a name.', field: 'name' }); name.focus(); return; }
@@ -169,10 +161,23 @@ async function grandForm(result, hideForms) {
   } },
   h('p', { class: 'hint', text: 'Linked campaigns played in order by the same group: each campaign won earns points, and the grand campaign has a winner.' }),
   field('Name', name), field('Grand campaign', ruleset), about, whatIfRow,
-  h('fieldset', {}, h('legend', { text: 'Who rolls the dice' }), dice.map((d) => h('label', { class: 'choice', for: d.id }, d, h('span', { text: diceWords[d.value] })))),
+  dice.el,
   h('fieldset', {}, h('legend', { text: 'Players' }), h('div', { class: 'row' }, field('Allies', players.allies), field('Axis', players.axis))),
   submit, err);
   return h('details', { class: 'card', id: 'grand-card' }, h('summary', {}, h('strong', { text: 'Create a grand campaign instead' })), form);
+}
+
+// Who rolls the dice, in players' words: the same choice for a campaign and a grand campaign.
+const DICE_CHOICES = [
+  ['server', 'This server', 'rolls every die, in a way anyone can check once the campaign ends'],
+  ['table', 'The table', 'you roll real dice at the table and tap in the faces'],
+  ['either', 'Either', 'each roll may be either'],
+];
+function diceChoice(name) {
+  const radios = DICE_CHOICES.map(([d]) => h('input', { type: 'radio', name, value: d, id: `${name}-${d}`, checked: d === 'server' }));
+  const el = h('fieldset', {}, h('legend', { text: 'Who rolls the dice' }),
+    radios.map((r, i) => h('label', { class: 'choice', for: r.id }, r, h('span', {}, h('strong', { text: DICE_CHOICES[i][1] }), ` — ${DICE_CHOICES[i][2]}`))));
+  return { el, value: () => radios.find((r) => r.checked).value };
 }
 
 function showLinks(el, data, name, grand = false) {

@@ -196,7 +196,7 @@ function startNext(st) {
     b.disabled = true;
     const empty = tokens ? SIDES.find((s) => tokens[s].value === '') : null;
     if (empty) {
-      showError(err, { message: `Give the ${SIDE_TITLE[empty]}\' starting Reserve Tokens (0 or more).` });
+      showError(err, { message: `Give the ${SIDE_TITLE[empty]}' starting Reserve Tokens (0 or more).` });
       b.disabled = false;
       tokens[empty].focus();
       return;

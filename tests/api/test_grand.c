@@ -647,6 +647,13 @@ static void test_island_hoppers(void)
 
 /* ---- export, import ---- */
 
+/* The "campaign" object of campaign `i` of a grand campaign's export. */
+static json_t *member_of(json_t *doc, int i)
+{
+    return json_object_get(json_array_get(json_object_get(doc, "campaigns"), (size_t)i),
+                           "campaign");
+}
+
 /* The document with new ids for the grand campaign and its campaigns (`tag` tells them apart):
  * its rolls are all from the table, so nothing derived from an id changes. */
 static json_t *renamed(json_t *doc, int tag)
@@ -655,12 +662,10 @@ static json_t *renamed(json_t *doc, int tag)
     char id[40];
     snprintf(id, sizeof id, "0b7e8e4a-0000-4000-8000-%08d0000", tag % 10000000);
     json_object_set_new(json_object_get(copy, "grand_campaign"), "id", json_string(id));
-    json_t *list = json_object_get(copy, "campaigns");
-    for (size_t i = 0; i < json_array_size(list); i++) {
+    for (size_t i = 0; i < json_array_size(json_object_get(copy, "campaigns")); i++) {
         snprintf(id, sizeof id, "0b7e8e4a-0000-4000-8000-%08d%04d", tag % 10000000,
                  (int)(i + 1) % 1000);
-        json_object_set_new(json_object_get(json_array_get(list, i), "campaign"), "id",
-                            json_string(id));
+        json_object_set_new(member_of(copy, (int)i), "id", json_string(id));
     }
     return copy;
 }
@@ -814,32 +819,27 @@ static void test_export_import(void)
     http_free(r);
     free(text);
     json_decref(bad);
-    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);
-    CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM grand_campaigns"), grands);
     /* A campaign with the grand campaign's id, or another campaign's: said so, not "already
      * exists on this server" (which it does not). */
-    bad = renamed(doc, 31);
-    json_object_set(
-        json_object_get(json_array_get(json_object_get(bad, "campaigns"), 1), "campaign"), "id",
-        json_object_get(json_object_get(bad, "grand_campaign"), "id"));
-    grand_import_refused(bad, "campaigns[1].campaign.id",
-                         "Campaign 2 has the same id as the grand");
-    json_decref(bad);
-    bad = renamed(doc, 32);
-    json_object_set(
-        json_object_get(json_array_get(json_object_get(bad, "campaigns"), 2), "campaign"), "id",
-        json_object_get(
-            json_object_get(json_array_get(json_object_get(bad, "campaigns"), 0), "campaign"),
-            "id"));
-    grand_import_refused(bad, "campaigns[2].campaign.id",
-                         "Campaign 3 has the same id as campaign 1");
-    json_decref(bad);
+    const struct {
+        int at, like; /* campaign `at` takes the id of campaign `like` (-1: the grand's) */
+        const char *field, *words;
+    } same[] = {
+        {1, -1, "campaigns[1].campaign.id", "Campaign 2 has the same id as the grand"},
+        {2, 0, "campaigns[2].campaign.id", "Campaign 3 has the same id as campaign 1"},
+    };
+    for (int k = 0; k < 2; k++) {
+        bad = renamed(doc, 31 + k);
+        json_t *like = same[k].like < 0 ? json_object_get(bad, "grand_campaign")
+                                        : member_of(bad, same[k].like);
+        json_object_set(member_of(bad, same[k].at), "id", json_object_get(like, "id"));
+        grand_import_refused(bad, same[k].field, same[k].words);
+        json_decref(bad);
+    }
     /* A first campaign whose id is no id: its own import says so (the ids after it are
      * compared with none of its bytes). */
     bad = renamed(doc, 33);
-    json_object_set_new(
-        json_object_get(json_array_get(json_object_get(bad, "campaigns"), 0), "campaign"), "id",
-        json_string("0b7e8e4a-0000-4000-8000-zz"));
+    json_object_set_new(member_of(bad, 0), "id", json_string("0b7e8e4a-0000-4000-8000-zz"));
     grand_import_refused(bad, "campaigns[0].campaign.id", NULL);
     json_decref(bad);
     CU_ASSERT_EQUAL(sql_long_on(other_db, "SELECT count(*) FROM campaigns"), before);

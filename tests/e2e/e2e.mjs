@@ -1253,6 +1253,8 @@ try {
   await gHome.click('#grand-card summary');
   await gHome.selectOption('#grand-ruleset', 'island-hoppers-grand');
   check((await text(gHome, '#grand-about')).includes('Guadalcanal, Marshall Islands'), 'the grand campaign\'s campaigns are named, in order');
+  const grandDice = await gHome.locator('label[for^="grand-dice-"]').allInnerTexts();
+  check(grandDice.join('|') === diceLabels.join('|'), `a grand campaign's dice choices read as a campaign's (${grandDice.join(' | ')})`);
   await gHome.fill('#grand-name', 'Pacific "war"');
   await gHome.fill('#grand-player-allies', 'Ann');
   await gHome.fill('#grand-player-axis', 'Bob');
