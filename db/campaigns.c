@@ -222,7 +222,8 @@ long db_seeds_reveal(struct db *db, const char *campaign)
 }
 
 /* An import: what the action just replayed wrote bears the transaction's time, now(); it takes
- * the time the document gives that action instead (each earlier action's rows have theirs).
+ * the time the document gives that action instead (each earlier action's rows have theirs, so
+ * the rows still at now() are the newest).
  * Rolls are append-only: an imported roll is written with its time (db_roll_insert_at). */
 static struct db_statement st_restamp = {
     "campaign_restamp",
@@ -244,8 +245,11 @@ static struct db_statement st_restamp = {
     "t AS (UPDATE token_ledger SET at = $2::timestamptz WHERE campaign_id = $1::uuid AND at = "
     "now() "
     "RETURNING 1), "
+    /* The log's lines of this action are its newest: found from the end (the log of a long
+     * campaign is long), back to the last line that has its own time. */
     "l AS (UPDATE event_log SET at = $2::timestamptz WHERE campaign_id = $1::uuid AND at = now() "
-    "RETURNING 1), "
+    "AND seq > coalesce((SELECT max(o.seq) FROM event_log o WHERE o.campaign_id = $1::uuid AND "
+    "o.at <> now()), 0) RETURNING 1), "
     "h AS (UPDATE holdings SET at = CASE WHEN at = now() THEN $2::timestamptz ELSE at END, "
     "changed_at = CASE WHEN changed_at = now() THEN $2::timestamptz ELSE changed_at END WHERE "
     "campaign_id = $1::uuid AND (at = now() OR changed_at = now()) RETURNING 1) "
