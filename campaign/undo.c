@@ -396,8 +396,9 @@ static enum cres undo_action(struct db *db, struct campaign *c, enum role role,
         ok = db_effect_unpick(db, c->id, event);
     }
     json_decref(d);
-    /* The token changes and held tokens the action made. */
-    if (!ok || !db_action_unwrite(db, c->id, seqtext))
+    /* The token changes and held tokens the action made; its line in the log says it is
+     * undone. */
+    if (!ok || !db_action_unwrite(db, c->id, seqtext) || !db_log_undone(db, c->id, seqtext))
         return C_DBERR;
     /* The undo goes in the log before the campaign is read again: read then, its last action is
      * the one before the action undone, which is what the reply offers to undo next. */

@@ -39,7 +39,7 @@
 #define CAMPAIGN_LAST_ACTION                                                                        \
     "(SELECT json_build_array(l.seq, l.actor, l.action, l.detail) FROM event_log l "                 \
     "WHERE l.campaign_id = c.id AND l.action NOT IN " DB_LOG_NOT_GAME " "                            \
-    "AND NOT " DB_LOG_UNDONE("c.id", "l") " ORDER BY l.seq DESC LIMIT 1)"
+    "AND NOT " DB_LOG_UNDONE("l") " ORDER BY l.seq DESC LIMIT 1)"
 #define CAMPAIGN_COLUMNS                                                                            \
     CAMPAIGN_ROW ", " CAMPAIGN_BATTLES ", " CAMPAIGN_SEEDS ", "                                     \
     CAMPAIGN_EFFECTS ", " CAMPAIGN_WHAT_IF ", " CAMPAIGN_HELD ", " CAMPAIGN_LAST_ACTION ", "         \

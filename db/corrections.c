@@ -47,7 +47,7 @@ PGresult *db_ledger_balances(struct db *db, const char *campaign)
     return db_exec(db, &st_balances, p);
 }
 
-#define LOG_UNDONE DB_LOG_UNDONE("$1::uuid", "l")
+#define LOG_UNDONE DB_LOG_UNDONE("l")
 static struct db_statement st_log_from = {
     "log_from",
     "WITH t AS (SELECT l.seq FROM event_log l WHERE l.campaign_id = $1::uuid AND l.action = $2 "
@@ -63,6 +63,19 @@ PGresult *db_log_from(struct db *db, const char *campaign, const char *action, c
 {
     const char *p[] = {campaign, action, n, side};
     return db_exec(db, &st_log_from, p);
+}
+
+static struct db_statement st_log_undone = {
+    "log_undone",
+    "WITH u AS (UPDATE event_log SET undone = true WHERE campaign_id = $1::uuid AND seq = "
+    "$2::bigint AND NOT undone RETURNING 1) SELECT m44_expect_rows(count(*), 1, 'log_undone') "
+    "FROM u",
+    2, 0};
+
+bool db_log_undone(struct db *db, const char *campaign, const char *seq)
+{
+    const char *p[] = {campaign, seq};
+    return db_defer(db, &st_log_undone, p);
 }
 
 /* A table roll voided (the rolls trigger allows nothing else, and never on a server roll). */

@@ -13,17 +13,9 @@
 
 /* A timestamp column as the API shows it: UTC, milliseconds, "2026-05-01T18:30:00.000Z". */
 #define DB_TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-/* Whether event_log line `line` of campaign `campaign` (SQL expressions) is undone; and the
- * lines that are not actions on the game (an undo, a key re-issued, the chat's link).
- * A scalar subquery, not EXISTS: PostgreSQL turns a NOT EXISTS into an anti-join, and with the
- * statistics of a table that has grown since it was analyzed (a backup being imported, in one
- * transaction) it planned that join as every undo of the campaign compared with every line
- * looked at: a thousand undone rolls made each load of the campaign take 100 ms, and their
- * import a minute. A scalar subquery is never made a join: each line looked at is one probe of
- * the index event_log_undid. */
-#define DB_LOG_UNDONE(campaign, line)                                                              \
-    "((SELECT u.seq FROM event_log u WHERE u.campaign_id = " campaign " AND u.action = 'undo' "    \
-    "AND (u.detail ->> 'undid')::bigint = " line ".seq LIMIT 1) IS NOT NULL)"
+/* Whether event_log line `line` (an SQL alias) is undone (migration 0014); and the lines that
+ * are not actions on the game (an undo, a key re-issued, the chat's link). */
+#define DB_LOG_UNDONE(line) line ".undone"
 /* The one list of them, for SQL (DB_LOG_NOT_GAME) and for C (campaign_note_last):
  * DB_LOG_NOT_GAME_LIST(item, sep) gives item("undo") sep item("key_reissued") sep .... */
 #define DB_LOG_NOT_GAME_LIST(item, sep) item("undo") sep item("key_reissued") sep item("chat_set")
@@ -115,6 +107,9 @@ PGresult *db_ledger(struct db *db, const char *campaign);
 /* event log (db/journal.c): seq, at, actor, action, detail */
 bool db_log_insert(struct db *db, const char *campaign, const char *actor, const char *action,
                    const char *detail);
+/* Log line `seq` of `campaign` marked undone (db/corrections.c; one row, or the transaction
+ * fails). */
+bool db_log_undone(struct db *db, const char *campaign, const char *seq);
 PGresult *db_log(struct db *db, const char *campaign);
 
 /* grand campaigns (db/grand.c). The row: id, name, grand_ruleset, what_if, dice, player_allies,

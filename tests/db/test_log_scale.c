@@ -2,10 +2,10 @@
  * A campaign whose log is long (a side that rolled from the table and undid it a thousand
  * times) loads with work in proportion to its log, whatever plan PostgreSQL keeps for the load.
  * Planned while the log was short, as a backup being imported is (one transaction: the tables
- * are never analyzed while it grows), the load once compared every undo with every line it
- * looked at: a thousand undone rolls, a million comparisons, 100 ms a load, a minute for the
- * import. The work is counted, not timed: the rows each step of the plan produced or looked at
- * and set aside (EXPLAIN ANALYZE).
+ * are never analyzed while it grows), the load once looked for the undo of each line it looked
+ * at among all the undo lines, or the whole log: a thousand undone rolls, a million rows, a
+ * quarter of a second a load, over a minute for the import. The work is counted, not timed: the
+ * rows each step of the plan produced or looked at and set aside (EXPLAIN ANALYZE).
  */
 #include "db/store.h"
 #include "tests/common/testkit.h"
@@ -79,6 +79,12 @@ static enum db_tx long_log(struct db *db, void *arg)
              "INSERT INTO event_log (campaign_id, actor, action, detail) SELECT '%s', 'allies', "
              "'undo', jsonb_build_object('undid', seq) FROM r ORDER BY seq",
              ID, UNDONE, ID);
+    if (!(r = db_exec_sql(db, sql)))
+        return DB_TX_ERROR;
+    PQclear(r);
+    /* Each roll's line marked undone, as the undo marks it. */
+    snprintf(sql, sizeof sql,
+             "UPDATE event_log SET undone = true WHERE campaign_id = '%s' AND action = 'roll'", ID);
     if (!(r = db_exec_sql(db, sql)))
         return DB_TX_ERROR;
     PQclear(r);
