@@ -165,34 +165,37 @@ char *metrics_render(size_t *len)
          sweeper_deleted());
     outf(&o,
          "# HELP m44d_version_listener_current 1 while every change of a version up to "
-         "--version-max-lag-ms ago has been heard from the database, else 0.\n"
+         "--version-max-lag-ms ago has been seen in the database, else 0.\n"
          "# TYPE m44d_version_listener_current gauge\n"
          "m44d_version_listener_current %d\n"
          "# HELP m44d_version_listener_connections_total Connections the version listener made "
          "(each forgets the versions known before it).\n"
          "# TYPE m44d_version_listener_connections_total counter\n"
          "m44d_version_listener_connections_total %lu\n"
-         "# HELP m44d_version_changes_heard_total Changes of versions announced by the "
-         "database.\n"
+         "# HELP m44d_version_looks_total Looks at the changes of versions the database "
+         "answered (every 20 ms; each one sees every change committed before it was sent).\n"
+         "# TYPE m44d_version_looks_total counter\n"
+         "m44d_version_looks_total %lu\n"
+         "# HELP m44d_version_changes_heard_total Changes of versions seen in the database.\n"
          "# TYPE m44d_version_changes_heard_total counter\n"
          "m44d_version_changes_heard_total %lu\n"
          "# HELP m44d_version_polls_total Rounds in which long polls' versions were read from "
-         "the database (while the database's announcements are not heard, and once as they are "
-         "heard again).\n"
+         "the database (while the changes are not seen, and once as they are seen again).\n"
          "# TYPE m44d_version_polls_total counter\n"
          "m44d_version_polls_total %lu\n"
          "# HELP m44d_memory_answers_total Versioned GETs answered from the versions heard "
          "(304 or a cached rendering), with no database worker.\n"
          "# TYPE m44d_memory_answers_total counter\n"
          "m44d_memory_answers_total %lu\n",
-         listener_current() ? 1 : 0, listener_connections(), listener_heard(), waiters_polls(),
-         http_memory_answers());
+         listener_current() ? 1 : 0, listener_connections(), listener_looks(), listener_heard(),
+         waiters_polls(), http_memory_answers());
     struct state_cache_stats sc;
     state_cache_stats(&sc);
     outf(&o,
          "# HELP m44d_state_writes_total Writes to a campaign that may start from it as held "
          "in memory, by how they found it: held and current (hit), not held (miss), held but "
-         "moved on by another writer, then loaded again (stale).\n"
+         "moved on by another writer, or a reserve roll that clashed with one stored, then "
+         "loaded again (stale).\n"
          "# TYPE m44d_state_writes_total counter\n"
          "m44d_state_writes_total{found=\"hit\"} %lu\n"
          "m44d_state_writes_total{found=\"miss\"} %lu\n"

@@ -475,7 +475,8 @@ bool http_start(const struct http_options *opts)
         !conns_start(opts->per_ip_limit, opts->head_timeout, opts->max_connections) ||
         !version_batch_start() || !sweeper_start(opts->idempotency_ttl) ||
         !chat_delivery_start(&opts->chat) ||
-        (opts->version_max_lag_ms && !listener_start(opts->version_max_lag_ms, waiters_heard))) {
+        (opts->version_max_lag_ms &&
+         !listener_start(opts->version_max_lag_ms, opts->version_changes_keep_s, waiters_heard))) {
         listener_stop();
         chat_delivery_stop();
         sweeper_stop();

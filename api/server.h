@@ -22,10 +22,11 @@ struct http_options {
     unsigned max_parked, parked_per_client; /* api/waiters.h */
     unsigned heavy_workers, heavy_queue;    /* api/jobs.h */
     size_t conn_memory;
-    unsigned max_wait;           /* longest long-poll, seconds */
-    unsigned version_poll_ms;    /* see waiters_start */
-    unsigned version_max_lag_ms; /* see db/listener.h; 0: no listener */
-    unsigned idempotency_ttl;    /* seconds a stored response is replayed (api/idempotency.h) */
+    unsigned max_wait;               /* longest long-poll, seconds */
+    unsigned version_poll_ms;        /* see waiters_start */
+    unsigned version_max_lag_ms;     /* see db/listener.h; 0: no listener */
+    unsigned version_changes_keep_s; /* see listener_start */
+    unsigned idempotency_ttl;        /* seconds a stored response is replayed (api/idempotency.h) */
     bool check_state;         /* writes and reads compare the campaign in memory with the stored */
     struct chat_options chat; /* the group's chat (api/chat_delivery.h) */
 };

@@ -249,10 +249,10 @@ static void poll_round(struct db *db)
 }
 
 /* Wakes expired waiters every 100 ms, those whose client has gone every 500 ms and, every poll_ms,
- * those whose campaign another process changed, while the database's announcements are not
- * heard (db/listener.h), and once more as they are heard again: a change made before the
- * listener's new connection was not announced to it. (Changes made through this process wake
- * their waiters at once: waiters_changed; those announced: waiters_heard.) */
+ * those whose campaign another process changed, while the changes the database records are not
+ * seen (db/listener.h), and once more as they are seen again: a change made before the
+ * listener's new connection was not seen by it. (Changes made through this process wake their
+ * waiters at once: waiters_changed; those seen by the listener: waiters_heard.) */
 static void *poll_loop(void *arg)
 {
     (void)arg;

@@ -1,8 +1,8 @@
 /*
  * Long polls: requests parked until their campaign changes. A write through this process wakes
  * the parked requests of its campaign as it commits (waiters_changed); a change made by another
- * m44d process sharing the database is announced by PostgreSQL (NOTIFY in the write's
- * transaction, heard on the listener's own connection: db/listener.h, waiters_heard). While the
+ * m44d process sharing the database is recorded by PostgreSQL in the write's transaction, and
+ * seen by the listener within 20 ms on its own connection (db/listener.h, waiters_heard). While the
  * listener is not current (its connection lost, or not yet caught up), a thread with its own
  * connection reads the versions of the parked campaigns a few times a second instead. Woken
  * requests go back to a database worker, where the handler runs again and replies, most often
@@ -45,7 +45,7 @@ enum park_result waiters_park(struct req *r, const char *campaign_id, long long 
 /* Campaign `id` has changed (a write through this process committed): wake its waiters. */
 void waiters_changed(const char *campaign_id);
 
-/* The database announced that campaign `id` is now at `version` (db/listener.h): wake those
+/* The listener saw that campaign `id` is now at `version` (db/listener.h): wake those
  * of its waiters that have not seen it. */
 void waiters_heard(const char *campaign_id, long long version);
 
@@ -66,7 +66,7 @@ enum wake_cause {
     WAKE_TIMEOUT,      /* the wait ended */
     WAKE_SHUTDOWN,
     WAKE_CLIENT_GONE, /* the client closed its connection */
-    WAKE_HEARD,       /* the database announced a change (db/listener.h) */
+    WAKE_HEARD,       /* the listener saw a change in the database (db/listener.h) */
     WAKE_CAUSES
 };
 const char *wake_cause_name(enum wake_cause c);

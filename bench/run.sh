@@ -247,10 +247,10 @@ echo "== pgbench: m44d's own reserve-roll transaction" >&2
 pgbench_cpu "pgbench: m44d's reserve-roll SQL" 16 reserve-roll.sql -M prepared >"$out/pgm.txt"
 PGM=$(cat "$out/pgm.txt")
 row "pgbench: m44d's reserve-roll SQL, pipelined as m44d sends it" 16 "$(field rps "$PGM")" "$(field p50_ms "$PGM")" "$(field p99_ms "$PGM")" "$(ratio "$(field rps "$PGM")" "$(field rps "$PG16")") × pgbench"
-# The same on a campaign held: the version check in place of the lock and load.
+# The same on a campaign held: one pipeline, the version bump first in place of the lock and load.
 pgbench_cpu "pgbench: m44d's warm reserve-roll SQL" 16 reserve-roll-warm.sql -M prepared >"$out/pgmw.txt"
 PGMW=$(cat "$out/pgmw.txt")
-row "pgbench: m44d's warm reserve-roll SQL (version check, no load)" 16 "$(field rps "$PGMW")" "$(field p50_ms "$PGMW")" "$(field p99_ms "$PGMW")" "$(ratio "$(field rps "$PGMW")" "$(field rps "$PG16")") × pgbench"
+row "pgbench: m44d's warm reserve-roll SQL (one round trip: version bump first, no load)" 16 "$(field rps "$PGMW")" "$(field p50_ms "$PGMW")" "$(field p99_ms "$PGMW")" "$(ratio "$(field rps "$PGMW")" "$(field rps "$PG16")") × pgbench"
 # The same without the reads: only the writes a roll cannot do without (the roll, its event-log
 # line, the campaign's version bump), in one round trip. What is left of the 0.5 for m44d.
 awk '/^SELECT /{next} /^\\startpipeline/{if (s++) next} /^\\endpipeline/{if (!e++) next} {print}' \
@@ -271,25 +271,24 @@ chmod a+r "$out"/reserve-roll-*.sql
 pgbench_cpu "pgbench: the roll's INSERT with its event-log line, alone" 16 reserve-roll-roll.sql -M prepared >/dev/null
 pgbench_cpu "pgbench: the campaign's version bump, alone" 16 reserve-roll-save.sql -M prepared >/dev/null
 
-echo "== what the announcement of a change costs (NOTIFY m44d_versions, off for these rows only)" >&2
-# PostgreSQL serializes the commits of transactions that NOTIFY, each holding the queue's lock
-# until its commit is flushed. With the trigger off, the same writes, and m44d's warm rolls on
-# campaigns 60001.. (warmed by an unmeasured pass of the Allies' rolls).
-psqlq -d bench -c "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"
-waited "pgbench: only the writes, no announcement" pgbench \
-  pgbench_cpu "pgbench: only the writes, no announcement" 16 reserve-roll-writes.sql -M prepared >"$out/pgq.txt"
+echo "== what the record of a change costs (its row in m44_changes, off for these rows only)" >&2
+# With the trigger that writes it off, the same writes, and m44d's warm rolls on campaigns
+# 60001.. (warmed by an unmeasured pass of the Allies' rolls).
+psqlq -d bench -c "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_changed"
+waited "pgbench: only the writes, no change record" pgbench \
+  pgbench_cpu "pgbench: only the writes, no change record" 16 reserve-roll-writes.sql -M prepared >"$out/pgq.txt"
 PGQ=$(cat "$out/pgq.txt")
-row "pgbench: only the writes of m44d's reserve roll, no announcement" 16 "$(field rps "$PGQ")" "$(field p50_ms "$PGQ")" "$(field p99_ms "$PGQ")" "$(ratio "$(field rps "$PGQ")" "$(field rps "$PG16")") × pgbench"
+row "pgbench: only the writes of m44d's reserve roll, no change record" 16 "$(field rps "$PGQ")" "$(field p50_ms "$PGQ")" "$(field p99_ms "$PGQ")" "$(ratio "$(field rps "$PGQ")" "$(field rps "$PG16")") × pgbench"
 roll_targets 60001 "$N" a >"$out/rolls-quiet-cold.txt"
 QC=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-cold.txt" "127.0.0.1:$PORT")
 roll_targets 60001 "$((60000 + $(field requests "$QC")))" x >"$out/rolls-quiet-warm.txt"
 P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
-waited "m44d: POST .../reserve-roll, warm, no announcement" m44d \
+waited "m44d: POST .../reserve-roll, warm, no change record" m44d \
   eval 'QW=$($LG -c 16 -d "$SECS" -p "$out/rolls-quiet-warm.txt" "127.0.0.1:$PORT")'
 P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
-cpu_row "m44d: POST .../reserve-roll, warm, no announcement" "$P0" "$P1" "$T0" "$T1" "$(field ok "$QW")"
-row "m44d: POST .../reserve-roll, warm, no announcement" 16 "$(field rps "$QW")" "$(field p50_ms "$QW")" "$(field p99_ms "$QW")" "$(ratio "$(field rps "$QW")" "$(field rps "$PG16")") × pgbench"
-psqlq -d bench -c "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"
+cpu_row "m44d: POST .../reserve-roll, warm, no change record" "$P0" "$P1" "$T0" "$T1" "$(field ok "$QW")"
+row "m44d: POST .../reserve-roll, warm, no change record" 16 "$(field rps "$QW")" "$(field p50_ms "$QW")" "$(field p99_ms "$QW")" "$(ratio "$(field rps "$QW")" "$(field rps "$PG16")") × pgbench"
+psqlq -d bench -c "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_changed"
 
 echo "== GET: bare libmicrohttpd + libpq against m44d" >&2
 # From a settled database: the writes above leave work for autovacuum and the checkpointer,
@@ -409,7 +408,7 @@ for mode in one two; do
   vkey=$(sed -n 's/.*"organizer_key":"\([^"]*\)".*/\1/p' <<<"$r")
   V=$($BIN/viewers "$M44_BENCH_VIEWERS" "$VPORT" "$WPORT" "$vid" 1 "$vkey" || echo "failed")
   vrss=$(sed -n 's/^VmHWM:\s*\([0-9]*\) kB/\1/p' "/proc/$VPID/status")
-  label=$([ $mode = one ] && echo "the write through the same m44d" || echo "the write through another m44d (woken by NOTIFY)")
+  label=$([ $mode = one ] && echo "the write through the same m44d" || echo "the write through another m44d (seen by its look at the changes)")
   vrows+=("| $label | $(field viewers "$V") | $(field answered "$V") | $(field ok "$V") | $(field p50_ms "$V") | $(field p99_ms "$V") | $(field max_ms "$V") | $(( ${vrss:-0} / 1024 )) |")
   kill "$VPID" "$M44_PID" 2>/dev/null || true; wait "$VPID" "$M44_PID" 2>/dev/null || true
 done
@@ -459,7 +458,7 @@ pgv=$("$pgbin/postgres" --version)
   echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) of their $(( $(field requests "$W1") + $(field requests "$W16") )) requests (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign that no read or write of this daemon has held loads it (lock and load, one round trip with the battle's rolls; a campaign whose page was read first is held by that read, and its first write is warm)"
   echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND; compared with pgbench sending the cycle's own statements (bench/battle-cycle.sql, taken from PostgreSQL's log of one battle played through m44d; the db suite checks each against m44d's), whose latencies are those of a whole battle"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with $((N + IN_USE)) campaigns"
-  echo "- a reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT) against pgbench's four, plus HTTP, JSON and the rules; the row \"m44d's reserve-roll SQL\" runs the same statements from pgbench (bench/reserve-roll.sql), without m44d, and the row \"only the writes\" the same without the two reads, in one round trip"
+  echo "- a cold reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT), a warm one of one round trip (BEGIN, the version bump made only at the version held, the roll with its event-log line if it clashes with none, COMMIT), against pgbench's four, plus HTTP, JSON and the rules; the rows \"m44d's reserve-roll SQL\" run the same statements from pgbench (bench/reserve-roll.sql, bench/reserve-roll-warm.sql), without m44d, and the row \"only the writes\" the cold roll's without its two reads, in one round trip"
   echo "- the 304s and the hello ran in $ROUNDS alternating rounds of $RSECS s each (304s first in odd rounds, the hello first in even ones); requests a second in each round, in order: 304s $NR_304; hello $NR_HELLO"
-  echo "- the standing GET and its 304 are answered from the version heard from the database (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is rendered each time (the scale rows): loaded, or, in the row "held in memory", taken as this daemon's own write left it once one primary-key lookup has shown it is still at that version (reads in that row: ${HELD_READS:-?}, m44d_state_reads_total); the GET rows start after VACUUM and CHECKPOINT"
+  echo "- the standing GET and its 304 are answered from the version seen in the database's record of changes (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is rendered each time (the scale rows): loaded, or, in the row "held in memory", taken as this daemon's own write left it once one primary-key lookup has shown it is still at that version (reads in that row: ${HELD_READS:-?}, m44d_state_reads_total); the GET rows start after VACUUM and CHECKPOINT"
 } | tee "$out/results.md"

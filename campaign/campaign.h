@@ -181,6 +181,12 @@ struct campaign {
     long long grand_version; /* its grand campaign's version (0: none) */
     /* This write added token changes or held tokens that campaign_stamp has not yet marked. */
     bool unstamped;
+    /* This write started from the campaign held in memory (campaign/state_cache.h), not part of
+     * a grand campaign, with its version checked by the write's first statement: what it does
+     * not hold (which of the battle's dice are rolled) is not read where the statement that
+     * writes refuses a clash (the reserve roll), and the version bump goes first, in place of
+     * the check. Such a clash, or a version moved on, runs the write again from a load. */
+    bool optimistic;
 };
 
 /* last.seq of an action made in memory whose log line's number the database has not told

@@ -29,12 +29,21 @@ enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, e
 {
     const struct ruleset *rs;
     struct battle *b;
-    struct battle_detail d;
-    enum cres rc = open_reserves(db, c, battle, &rs, &b, &d, e);
-    if (rc != C_OK)
-        return rc;
-    bool rolled = d.side[side].rr_rolled;
-    battle_detail_free(&d);
+    bool rolled = false;
+    enum cres rc;
+    if (c->optimistic) {
+        /* Whether the side rolled is not held: the roll's statement refuses a second one. */
+        if (!(rs = campaign_ruleset(c, e)))
+            return C_REFUSED;
+        if ((rc = phase_require(c, battle, PHASE_RESERVES, &b, e)) != C_OK)
+            return rc;
+    } else {
+        struct battle_detail d;
+        if ((rc = open_reserves(db, c, battle, &rs, &b, &d, e)) != C_OK)
+            return rc;
+        rolled = d.side[side].rr_rolled;
+        battle_detail_free(&d);
+    }
     if (rolled)
         return refuse(e, PROBLEM_ALREADY_DONE, NULL,
                       "The %s already made their reserve roll for battle %d.", side_title(side),

@@ -659,7 +659,8 @@ enum cres campaign_save(struct db *db, struct campaign *c)
                        c->finished ? "finished" : "active",
                        c->winner >= 0 ? side_name((enum side)c->winner) : NULL,
                        version};
-    if (!db_campaign_save(db, p))
+    /* First, as the write's version check, when nothing has been sent yet; else last. */
+    if (!(c->optimistic && db_campaign_save_first(db, p)) && !db_campaign_save(db, p))
         return C_DBERR;
     c->version++;
     if (c->grand_id[0])

@@ -84,6 +84,20 @@ static struct db_statement st_save = {
     "WHERE id = (SELECT grand_campaign_id FROM u) RETURNING 1) "
     "SELECT m44_expect_rows(count(*), 1, 'campaign_save') FROM u",
     8, 0};
+/* The same as the first statement of a write that starts from a campaign held in memory
+ * (migration 0016): the version check itself, made only if the campaign is still at the version
+ * held, which fails the transaction as one that moved on otherwise. Not for a campaign of a
+ * grand campaign (its grand campaign's version is checked by m44_campaign_at). */
+static struct db_statement st_save_first = {
+    "campaign_save_first",
+    "WITH u AS (UPDATE campaigns SET version = version + 1, next_roll = $2::int, "
+    "seed_epoch = $3::int, tokens_allies = $4::int, tokens_axis = $5::int, status = $6::text, "
+    "winner = $7, "
+    "finished_at = CASE WHEN $6::text = 'finished' THEN coalesce(finished_at, now()) END "
+    "WHERE id = $1::uuid AND version = $8::bigint AND grand_campaign_id IS NULL RETURNING 1) "
+    "SELECT m44_still(count(*) = 1, 'campaign ' || $1 || ' is no longer at version ' || $8) "
+    "FROM u",
+    8, 0};
 /* The version check of a write that starts from a campaign held in memory (migration 0009). */
 static struct db_statement st_at = {
     "campaign_at", "SELECT m44_campaign_at($1::uuid, $2::bigint, $3::bigint)", 3, 0};
@@ -151,6 +165,11 @@ bool db_campaign_at(struct db *db, const char *id, const char *version, const ch
 bool db_campaign_save(struct db *db, const char *const p[8])
 {
     return db_defer(db, &st_save, p);
+}
+
+bool db_campaign_save_first(struct db *db, const char *const p[8])
+{
+    return db_defer_instead(db, &st_at, &st_save_first, p);
 }
 
 PGresult *db_campaign_version(struct db *db, const char *id)

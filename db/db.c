@@ -519,6 +519,35 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
     return enqueue(db, st, params, false);
 }
 
+bool db_defer_instead(struct db *db, struct db_statement *was, struct db_statement *st,
+                      const char *const *params)
+{
+    if (!db->in_tx || !db->conn)
+        return false;
+    for (int i = 0; i < db->nqueue; i++) {
+        struct queued *q = &db->queue[i];
+        if (q->st != was || q->want || q->ready)
+            continue;
+        char **copy = calloc((size_t)st->nparams + 1, sizeof *copy);
+        bool ok = copy != NULL;
+        for (int k = 0; ok && k < st->nparams; k++)
+            ok = !params[k] || (copy[k] = strdup(params[k])) != NULL;
+        if (!ok) {
+            for (int k = 0; copy && k < st->nparams; k++)
+                free(copy[k]);
+            free(copy);
+            return false;
+        }
+        for (int k = 0; k < q->st->nparams; k++)
+            free(q->params[k]);
+        free(q->params);
+        q->st = st;
+        q->params = copy;
+        return true;
+    }
+    return false;
+}
+
 bool db_flush(struct db *db)
 {
     if (!db->conn) {

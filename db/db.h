@@ -79,6 +79,15 @@ long db_command(struct db *db, struct db_statement *st, const char *const *param
 bool db_defer(struct db *db, struct db_statement *st, const char *const *params);
 
 /*
+ * Inside db_transaction: `st` takes the place in the queue of the first held-back statement
+ * `was` that has not been sent yet, so that it goes where that one would have gone (first, say,
+ * ahead of the writes queued after it). false when there is none (it was sent already, with
+ * the round trip of a read): nothing is queued then.
+ */
+bool db_defer_instead(struct db *db, struct db_statement *was, struct db_statement *st,
+                      const char *const *params);
+
+/*
  * Inside db_transaction: sends a read with the next round trip and keeps its result, which
  * the first db_exec of the same statement with the same parameters then returns without
  * asking the server. It runs after the statement it travels with, so it sees what that
@@ -87,9 +96,10 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
  */
 void db_prefetch(struct db *db, struct db_statement *st, const char *const *params);
 
-/* The SQLSTATE of m44_campaign_at (migration 0009) and m44_lock_members (0012): what the
- * transaction started from had moved on (a campaign held in memory was written elsewhere; a
- * campaign was added to a grand campaign while its campaigns were being locked). db_transaction
+/* The SQLSTATE of m44_campaign_at (migration 0009), m44_lock_members (0012) and m44_still
+ * (0016): what the transaction started from had moved on (a campaign held in memory was written
+ * elsewhere, or did not hold what the write needed; a campaign was added to a grand campaign
+ * while its campaigns were being locked). db_transaction
  * runs it again at once, on a budget of its own (each one means something really changed); it is
  * not counted or logged as a failure. */
 #define DB_SQLSTATE_MOVED_ON "40M44"

@@ -1,4 +1,4 @@
-/* Versions heard from the database (see db/listener.h). */
+/* Versions seen in the database's record of changes (see db/listener.h). */
 #include "db/listener.h"
 
 #include "db/db.h"
@@ -14,9 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHANNEL "m44d_versions"
-#define PING_MS 200   /* at most; a fifth of --version-max-lag-ms when that is shorter */
-#define DEAD_MS 5000  /* a ping unanswered this long: the connection is dropped and made again */
+#define LOOK_MS 20    /* at most; a fifth of --version-max-lag-ms when that is shorter */
+#define DEAD_MS 5000  /* a look unanswered this long: the connection is dropped and made again */
 #define SLOTS   65536 /* versions kept; a power of two */
 #define WAYS    4     /* slots a key may take, next to each other */
 #define STRIPES 256
@@ -40,12 +39,13 @@ static pthread_mutex_t stripes[STRIPES];
 /* One counter for tickets, doubts and resets, so that each can be ordered against reads. */
 static atomic_ulong seq = 1, reset = 1;
 static atomic_uint_fast64_t clock_ticks;
-static atomic_llong ping_heard_ns; /* when the last ping heard back was sent; 0: none */
+static atomic_llong looked_ns; /* when the last look that was answered was sent; 0: none */
 static atomic_bool connected, stop;
 static atomic_bool enabled; /* listener_start was called: the table is in use */
 static pthread_once_t stripes_once = PTHREAD_ONCE_INIT;
-static atomic_ulong heard, connections;
+static atomic_ulong heard, looks, connections;
 static unsigned lag_limit_ms;
+static unsigned keep_ms = 60000; /* changes older than this are deleted */
 static void (*on_change)(const char *, long long);
 static pthread_t thread;
 static bool running;
@@ -110,7 +110,7 @@ enum how { HEARD, LEARNED, WROTE };
 /* Sets (never lowers) the version of `id`. News from a request (LEARNED: read from the
  * database; WROTE: its own commit) makes an entry only when it began after the last reset and
  * the last eviction there (else it may be older than what was forgotten); a read clears a doubt
- * that came before it. An announcement below the version kept (a version set back by hand)
+ * that came before it. A change seen below the version kept (a version set back by hand)
  * forgets it: read again. */
 static void keep(enum how how, unsigned long ticket, const char *id, enum vkind kind,
                  long long version)
@@ -140,7 +140,7 @@ static void keep(enum how how, unsigned long ticket, const char *id, enum vkind 
 
 bool listener_current(void)
 {
-    long long heard_at = atomic_load(&ping_heard_ns);
+    long long heard_at = atomic_load(&looked_ns);
     return atomic_load(&connected) && heard_at > 0 &&
            now_ns() - heard_at <= (long long)lag_limit_ms * 1000000LL;
 }
@@ -202,80 +202,210 @@ unsigned long listener_heard(void)
     return atomic_load(&heard);
 }
 
+unsigned long listener_looks(void)
+{
+    return atomic_load(&looks);
+}
+
 unsigned long listener_connections(void)
 {
     return atomic_load(&connections);
 }
 
-/* "<id> <version> <kind>": c a campaign, g a grand campaign (migration 0011). */
-static void heard_change(const char *payload)
+/* What is known of `id` forgotten, and nothing learned before now may bring it back: read
+ * again. */
+static void forget(const char *id)
 {
-    char id[ID_LEN + 1], k = '\0';
-    long long version;
-    int n = sscanf(payload, "%36s %lld %c", id, &version, &k);
-    if (n < 2)
+    if (strlen(id) != ID_LEN)
         return;
-    keep(HEARD, 0, id, k == 'c' ? VK_CAMPAIGN : k == 'g' ? VK_GRAND : VK_ANY, version);
-    atomic_fetch_add(&heard, 1); /* after: a test that sees the count may ask for the version */
+    pthread_mutex_t *m;
+    struct entry *s = find(id, LOOK, 0, &m);
+    if (s) {
+        s->epoch = 0;
+        evicted[(size_t)(s - table) / WAYS] = atomic_fetch_add(&seq, 1);
+    }
+    pthread_mutex_unlock(m);
+}
+
+/*
+ * The changes a look read of one id, `n` rows from `row` on, one for each transaction that
+ * changed it since the look before (with the version it left). One row: its version is the one
+ * now. More than one (two writes within one look): which of them committed last is not known (a
+ * transaction may take its id before another and commit after it), nor so the version now, and
+ * it is forgotten: it is read when asked for. Long polls on it are woken either way: they read
+ * what is there.
+ */
+static void heard_changes(const PGresult *r, int row, int n)
+{
+    const char *id = PQgetvalue(r, row, 2);
+    long long newest = atoll(PQgetvalue(r, row, 3));
+    for (int i = row + 1; i < row + n; i++)
+        newest = atoll(PQgetvalue(r, i, 3)) > newest ? atoll(PQgetvalue(r, i, 3)) : newest;
+    char kind = PQgetvalue(r, row, 4)[0];
+    if (n == 1)
+        keep(HEARD, 0, id, kind == 'c' ? VK_CAMPAIGN : kind == 'g' ? VK_GRAND : VK_ANY, newest);
+    else
+        forget(id);
+    atomic_fetch_add(&heard, (unsigned long)n); /* after: a test that sees it may ask */
     if (on_change)
-        on_change(id, version);
+        on_change(id, newest);
 }
 
-static bool exec_ok(PGconn *c, const char *sql)
+/*
+ * One look at the changes (migration 0015), in one statement and so in one snapshot: that
+ * snapshot, the transaction id below which rows may have been deleted, and the rows of the
+ * transactions the snapshot sees committed that `$1`, the snapshot of the look before, did not
+ * (none on the first look: $1 NULL). The rows of one id together.
+ */
+static const char *const LOOK_SQL =
+    "SELECT pg_current_snapshot()::text, (SELECT below FROM m44_changes_pruned)::text, "
+    "c.id::text, c.version, c.kind "
+    "FROM (SELECT $1::pg_snapshot AS s) p LEFT JOIN m44_changes c ON p.s IS NOT NULL AND "
+    "c.xid >= pg_snapshot_xmin(p.s) AND NOT pg_visible_in_snapshot(c.xid, p.s) "
+    "ORDER BY c.id";
+/* The rows below a transaction id deleted, and said so, in one transaction. */
+static const char *const PRUNE_SQL =
+    "WITH d AS (DELETE FROM m44_changes WHERE xid < $1::xid8) "
+    "INSERT INTO m44_changes_pruned (below) VALUES ($1::xid8) ON CONFLICT (one) DO UPDATE SET "
+    "below = greatest(m44_changes_pruned.below, excluded.below)";
+
+#define PRUNE_MS 5000 /* how often the old rows are deleted */
+
+/* A snapshot this daemon took, and when (for the rows it deletes). */
+struct taken {
+    long long at_ns;
+    unsigned long long xmin;
+};
+
+static bool sent_ok(PGconn *c, const char *sql, const char *param)
 {
-    PGresult *r = PQexec(c, sql);
-    bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok)
-        log_msg(LOG_WARN, "listener", "%s: %s", sql, PQerrorMessage(c));
-    PQclear(r);
-    return ok;
+    const char *p[] = {param};
+    return PQsendQueryParams(c, sql, 1, NULL, p, NULL, NULL, 0) == 1;
 }
 
-/* Listens on `c` until it breaks or the daemon stops. */
-static void listen_on(PGconn *c, const char *ping_channel)
+/* Reads the answer to what was sent, waiting at most until `deadline_ns`; NULL when the
+ * connection broke, the wait was too long, or the daemon stops. */
+static PGresult *answer(PGconn *c, long long deadline_ns)
 {
-    long long ping_ms = lag_limit_ms / 5 < PING_MS ? lag_limit_ms / 5 : PING_MS;
-    ping_ms = ping_ms < 10 ? 10 : ping_ms;
-    bool inflight = false;
-    long long sent_at = 0;
-    while (!atomic_load(&stop)) {
-        long long now = now_ns();
-        if (!inflight && now - sent_at >= ping_ms * 1000000LL) {
-            char sql[128];
-            snprintf(sql, sizeof sql, "NOTIFY %s, '%lld'", ping_channel, now);
-            if (!PQsendQuery(c, sql))
-                return;
-            inflight = true;
-            sent_at = now;
+    PGresult *last = NULL;
+    for (;;) {
+        while (!PQisBusy(c)) {
+            PGresult *r = PQgetResult(c);
+            if (!r)
+                return last;
+            PQclear(last);
+            last = r;
         }
-        long long heard_at = atomic_load(&ping_heard_ns);
-        if (inflight && now - sent_at > DEAD_MS * 1000000LL &&
-            now - heard_at > DEAD_MS * 1000000LL) {
-            log_msg(LOG_WARN, "listener", "no answer for %d s: connecting again", DEAD_MS / 1000);
-            return;
+        long long left_ms = (deadline_ns - now_ns()) / 1000000LL;
+        if (left_ms <= 0 || atomic_load(&stop)) {
+            PQclear(last);
+            return NULL;
         }
         struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
-        if (p.fd < 0 || poll(&p, 1, 50) < 0)
-            return;
-        if (!PQconsumeInput(c))
-            return;
-        while (inflight && !PQisBusy(c)) {
-            PGresult *r = PQgetResult(c);
-            if (!r) {
-                inflight = false;
-                break;
-            }
-            if (PQresultStatus(r) != PGRES_COMMAND_OK)
-                log_msg(LOG_WARN, "listener", "ping: %s", PQerrorMessage(c));
-            PQclear(r);
+        if (p.fd < 0 || poll(&p, 1, left_ms < 50 ? (int)left_ms : 50) < 0 || !PQconsumeInput(c)) {
+            PQclear(last);
+            return NULL;
         }
-        PGnotify *n;
-        while ((n = PQnotifies(c)) != NULL) {
-            if (strcmp(n->relname, ping_channel) == 0)
-                atomic_store(&ping_heard_ns, atoll(n->extra));
-            else
-                heard_change(n->extra);
-            PQfreemem(n);
+    }
+}
+
+/*
+ * Deletes the rows of transactions below the xmin of the newest snapshot this daemon took
+ * `keep_ms` ago or more: any daemon whose last look came after that has no use for them (a
+ * later snapshot's xmin is never lower, and the rows a daemon has yet to read are of
+ * transactions at or above its last snapshot's xmin). A daemon that looked last before that
+ * finds the rows it needed may be gone (m44_changes_pruned), and starts over.
+ * `kept`: one snapshot a second, oldest first. False when the connection broke.
+ */
+static bool prune(PGconn *c, const struct taken *kept, int nkept, long long now)
+{
+    int k = -1;
+    for (int i = 0; i < nkept && now - kept[i].at_ns >= (long long)keep_ms * 1000000LL; i++)
+        k = i;
+    if (k < 0)
+        return true;
+    char below[24];
+    snprintf(below, sizeof below, "%llu", kept[k].xmin);
+    if (!sent_ok(c, PRUNE_SQL, below))
+        return false;
+    PGresult *r = answer(c, now_ns() + DEAD_MS * 1000000LL);
+    if (!r)
+        return false;
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        log_msg(LOG_WARN, "listener", "deleting old changes: %s", PQresultErrorMessage(r));
+    PQclear(r);
+    return true;
+}
+
+/* Looks at the changes on `c` until it breaks or the daemon stops. */
+static void look_on(PGconn *c)
+{
+    long long every_ms = lag_limit_ms / 5 < LOOK_MS ? lag_limit_ms / 5 : LOOK_MS;
+    every_ms = every_ms < 5 ? 5 : every_ms;
+    char snapshot[8192] = "";
+    unsigned long long xmin = 0; /* of `snapshot` */
+    long long pruned_at = now_ns();
+    enum { KEPT = 3602 };
+    static struct taken kept[KEPT]; /* this thread's alone */
+    int nkept = 0;
+    while (!atomic_load(&stop)) {
+        long long sent_at = now_ns();
+        if (!sent_ok(c, LOOK_SQL, snapshot[0] ? snapshot : NULL))
+            return;
+        PGresult *r = answer(c, sent_at + DEAD_MS * 1000000LL);
+        if (!r || PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1 ||
+            PQgetlength(r, 0, 0) >= (int)sizeof snapshot) {
+            if (r)
+                log_msg(LOG_WARN, "listener", "looking at the changes: %s",
+                        PQresultStatus(r) == PGRES_TUPLES_OK ? "an answer too long"
+                                                             : PQresultErrorMessage(r));
+            else if (!atomic_load(&stop))
+                log_msg(LOG_WARN, "listener", "no answer for %d s: connecting again",
+                        DEAD_MS / 1000);
+            PQclear(r);
+            return;
+        }
+        unsigned long long below = strtoull(PQgetvalue(r, 0, 1), NULL, 10);
+        if (snapshot[0] && below > xmin) {
+            /* Rows this look needed may have been deleted (its last look was too long ago):
+             * what it knew may be out of date. It starts over from this look's snapshot. */
+            log_msg(LOG_WARN, "listener",
+                    "changes older than the last look were deleted: starting over");
+            forget_all();
+        } else {
+            /* The rows of each id, together. */
+            for (int i = 0, n; i < PQntuples(r); i += n) {
+                for (n = 1; i + n < PQntuples(r) &&
+                            strcmp(PQgetvalue(r, i + n, 2), PQgetvalue(r, i, 2)) == 0;
+                     n++)
+                    ;
+                if (!PQgetisnull(r, i, 2))
+                    heard_changes(r, i, n);
+            }
+        }
+        memcpy(snapshot, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
+        xmin = strtoull(snapshot, NULL, 10);
+        PQclear(r);
+        /* Everything committed before the look was sent is in its snapshot, and now known. */
+        atomic_store(&looked_ns, sent_at);
+        atomic_fetch_add(&looks, 1);
+        if (nkept == 0 || sent_at - kept[nkept - 1].at_ns >= 1000000000LL) {
+            if (nkept == KEPT) {
+                memmove(kept, kept + 1, sizeof kept[0] * (KEPT - 1));
+                nkept--;
+            }
+            kept[nkept++] = (struct taken){sent_at, xmin};
+        }
+        if (sent_at - pruned_at >= PRUNE_MS * 1000000LL) {
+            if (!prune(c, kept, nkept, sent_at))
+                return;
+            pruned_at = sent_at;
+        }
+        long long next = sent_at + every_ms * 1000000LL;
+        while (!atomic_load(&stop) && now_ns() < next) {
+            long long left_ms = (next - now_ns()) / 1000000LL;
+            struct timespec ts = {0, (left_ms > 50 ? 50 : left_ms < 1 ? 1 : left_ms) * 1000000L};
+            nanosleep(&ts, NULL);
         }
         if (PQstatus(c) != CONNECTION_OK)
             return;
@@ -286,25 +416,20 @@ static void *run(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "m44d-listener");
-    char ping_channel[64];
-    snprintf(ping_channel, sizeof ping_channel, "m44d_ping_%ld_%lld", (long)getpid(),
-             now_ns() % 1000000000LL);
     int backoff_ms = 50;
     bool said_down = false;
     while (!atomic_load(&stop)) {
         PGconn *c = db_connect_as("m44d-listener");
-        char sql[128];
-        snprintf(sql, sizeof sql, "LISTEN %s; LISTEN %s", CHANNEL, ping_channel);
-        if (PQstatus(c) == CONNECTION_OK && exec_ok(c, sql)) {
-            /* Everything known so far may have changed unheard: forget it. */
-            atomic_store(&ping_heard_ns, 0);
+        if (PQstatus(c) == CONNECTION_OK) {
+            /* Everything known so far may have changed unseen: forget it. */
+            atomic_store(&looked_ns, 0);
             forget_all();
             atomic_fetch_add(&connections, 1);
             atomic_store(&connected, true);
-            log_msg(LOG_INFO, "listener", "listening for version changes");
+            log_msg(LOG_INFO, "listener", "looking at version changes");
             said_down = false;
             backoff_ms = 50;
-            listen_on(c, ping_channel);
+            look_on(c);
             atomic_store(&connected, false);
         }
         if (!atomic_load(&stop) && !said_down) {
@@ -312,7 +437,8 @@ static void *run(void *arg)
             snprintf(msg, sizeof msg, "%s", PQerrorMessage(c));
             msg[strcspn(msg, "\n")] = '\0';
             log_msg(LOG_WARN, "listener",
-                    "not listening (%s): versions are read from the database until it is back",
+                    "not looking at changes (%s): versions are read from the database until it "
+                    "is back",
                     *msg ? msg : "connection closed");
             said_down = true;
         }
@@ -332,8 +458,10 @@ static void init_stripes(void)
         pthread_mutex_init(&stripes[i], NULL);
 }
 
-bool listener_start(unsigned max_lag_ms, void (*changed)(const char *id, long long version))
+bool listener_start(unsigned max_lag_ms, unsigned keep_s,
+                    void (*changed)(const char *id, long long version))
 {
+    keep_ms = keep_s * 1000u;
     pthread_once(&stripes_once, init_stripes);
     atomic_store(&enabled, true);
     lag_limit_ms = max_lag_ms;

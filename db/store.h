@@ -34,11 +34,14 @@ long db_campaign_insert(struct db *db, const char *const p[15]);
  * event]] */
 PGresult *db_campaign_get(struct db *db, const char *id, bool lock);
 /* Held back for the transaction's next round trip: takes the campaign's row lock and fails the
- * transaction with 40001 unless the campaign and its grand campaign (NULL: none) are at these
+ * transaction with 40M44 unless the campaign and its grand campaign (NULL: none) are at these
  * versions. */
 bool db_campaign_at(struct db *db, const char *id, const char *version, const char *grand_version);
 /* id, next_roll, seed_epoch, tokens_allies, tokens_axis, status, winner, expected version */
 bool db_campaign_save(struct db *db, const char *const p[8]);
+/* The same as the first statement of a write that started from the campaign held in memory, in
+ * place of its version check (db_campaign_at) if that has not been sent yet: false then. */
+bool db_campaign_save_first(struct db *db, const char *const p[8]);
 PGresult *db_campaign_version(struct db *db, const char *id);
 /* The campaign's version and its grand campaign's (NULL when it has none): no row when there is
  * no such campaign. */
@@ -82,6 +85,8 @@ bool db_held_remove_all(struct db *db, const char *campaign);
 /* rolls (db/rolls.c): n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail,
  * at. Inserting a roll also writes its event-log line (actor, action, detail: p[10..12]). */
 bool db_roll_insert(struct db *db, const char *const p[13]);
+/* The same, failing the transaction as one that moved on if the roll clashes with one stored. */
+bool db_roll_insert_once(struct db *db, const char *const p[13]);
 /* The same with the time it was rolled (an import), for the roll and its line. */
 bool db_roll_insert_at(struct db *db, const char *const p[13], const char *at);
 PGresult *db_rolls(struct db *db, const char *campaign);

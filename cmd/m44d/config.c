@@ -96,13 +96,17 @@ static const struct option_spec options[] = {
     {"version-poll-ms", "M44_VERSION_POLL_MS", OPT_INT, "400", 0, 60000, NULL,
      FIELD(version_poll_ms),
      "how often long polls look for changes made through other m44d processes on the same "
-     "database when the database's announcements of changes are not heard (the listener is "
-     "down or lags), in milliseconds (0: never)"},
+     "database when the changes the database records are not seen (the listener is down or "
+     "lags), in milliseconds (0: never)"},
     {"version-max-lag-ms", "M44_VERSION_MAX_LAG_MS", OPT_INT, "1000", 0, 60000, NULL,
      FIELD(version_max_lag_ms),
-     "versions heard from the database answer 304s, cached GETs and long polls without asking "
-     "it while every change up to this many milliseconds ago has been heard; else they are "
-     "read (0: always read)"},
+     "versions seen in the database's record of changes answer 304s, cached GETs and long "
+     "polls without asking it while every change up to this many milliseconds ago has been "
+     "seen; else they are read (0: always read)"},
+    {"version-changes-keep-s", "M44_VERSION_CHANGES_KEEP_S", OPT_INT, "60", 2, 3600, NULL,
+     FIELD(version_changes_keep_s),
+     "how long each change of a version stays in the database for the daemons to read, in "
+     "seconds; a daemon that has not read them for longer forgets the versions it knew"},
     {"idempotency-ttl", "M44_IDEMPOTENCY_TTL", OPT_INT, "86400", 1, 30L * 86400, NULL,
      FIELD(idempotency_ttl),
      "seconds a response is kept for a repeat with the same Idempotency-Key (then deleted)"},

@@ -31,12 +31,13 @@ struct config {
     long conn_memory;                   /* bytes of libmicrohttpd memory per connection */
     long db_wait;                       /* seconds to wait for the database at start */
     long shutdown_timeout;
-    long max_wait;           /* longest long-poll a client may ask for, seconds */
-    long version_poll_ms;    /* long polls: how often other daemons' changes are looked for */
-    long version_max_lag_ms; /* versions heard (db/listener.h) are current within this */
-    long idempotency_ttl;    /* seconds a stored response for an Idempotency-Key is kept */
-    long cache_entries;      /* rendered standings kept in memory */
-    long state_entries;      /* campaigns kept in memory (written or read last) */
+    long max_wait;               /* longest long-poll a client may ask for, seconds */
+    long version_poll_ms;        /* long polls: how often other daemons' changes are looked for */
+    long version_max_lag_ms;     /* versions heard (db/listener.h) are current within this */
+    long version_changes_keep_s; /* how long the database keeps the changes (db/listener.h) */
+    long idempotency_ttl;        /* seconds a stored response for an Idempotency-Key is kept */
+    long cache_entries;          /* rendered standings kept in memory */
+    long state_entries;          /* campaigns kept in memory (written or read last) */
     char check_state[4]; /* "on": writes and reads compare the campaign in memory with the stored */
     long chat_workers;   /* the group's chat: threads delivering at once */
     long chat_timeout;   /* seconds for one delivery attempt */

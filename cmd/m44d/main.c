@@ -184,6 +184,7 @@ int main(int argc, char **argv)
         .max_wait = (unsigned)cfg.max_wait,
         .version_poll_ms = (unsigned)cfg.version_poll_ms,
         .version_max_lag_ms = (unsigned)cfg.version_max_lag_ms,
+        .version_changes_keep_s = (unsigned)cfg.version_changes_keep_s,
         .idempotency_ttl = (unsigned)cfg.idempotency_ttl,
         .check_state = strcmp(cfg.check_state, "on") == 0,
         .chat = {.workers = (unsigned)cfg.chat_workers,

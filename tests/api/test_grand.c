@@ -30,9 +30,9 @@ static int suite_clean(void)
     /* The announcements a test held back (their triggers off) are on again for the suites
      * after it, even when that test was cut short. */
     bool on = sql_exec_on(api_conninfo,
-                          "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify") &&
+                          "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_changed") &&
               sql_exec_on(api_conninfo, "ALTER TABLE grand_campaigns ENABLE TRIGGER "
-                                        "grand_campaigns_version_notify");
+                                        "grand_campaigns_version_changed");
     return other_daemon_stop(&other, &other_db) == 0 && on ? 0 : 1;
 }
 
@@ -922,6 +922,7 @@ static void test_id_of_other_kind(void)
     struct daemon d2;
     CU_ASSERT_FATAL(daemon_start(&d2, api_conninfo, NULL));
     CU_ASSERT(daemon_metric_becomes(&d2, "m44d_version_listener_current", 1, 10000));
+    CU_ASSERT(daemon_seen_all(&d2, 5000));
     long heard = daemon_metric(&d2, "m44d_version_changes_heard_total");
     struct http_resp *r = camp_post(&api_daemon, &m, ORGANIZER, "/keys/axis", "{}");
     CU_ASSERT_EQUAL_FATAL(r->status, 200);
@@ -1008,7 +1009,7 @@ static void test_keys_and_versions(void)
      * tell this daemon that the grand campaign moved. */
     CU_ASSERT(
         sql_exec_on(api_conninfo,
-                    "ALTER TABLE grand_campaigns DISABLE TRIGGER grand_campaigns_version_notify"));
+                    "ALTER TABLE grand_campaigns DISABLE TRIGGER grand_campaigns_version_changed"));
     expect_status(
         camp_post(&api_daemon, &m, ORGANIZER, "/battles",
                   "{\"scenario\":\"Tenaru\",\"first_player\":\"allies\",\"cards\":{\"allies\":"
@@ -1018,8 +1019,9 @@ static void test_keys_and_versions(void)
     CU_ASSERT(http_int(r, "version") > v);
     http_free(r);
     CU_ASSERT_EQUAL(status_if_none_match(path, etag), 200);
-    CU_ASSERT(sql_exec_on(
-        api_conninfo, "ALTER TABLE grand_campaigns ENABLE TRIGGER grand_campaigns_version_notify"));
+    CU_ASSERT(
+        sql_exec_on(api_conninfo,
+                    "ALTER TABLE grand_campaigns ENABLE TRIGGER grand_campaigns_version_changed"));
     /* A key of the grand campaign acts on its campaign; a new key stops the old one in both. */
     char log_path[200], log_etag[40];
     snprintf(log_path, sizeof log_path, "/api/v1/campaigns/%s/log", m.id);
@@ -1176,7 +1178,7 @@ static void write_wakes_poll(const struct camp *m, const char *kind, const struc
      * one read below). */
     CU_ASSERT(daemon_metric_becomes(&api_daemon, "m44d_version_listener_current", 1, 10000));
     CU_ASSERT(sql_exec_on(api_conninfo,
-                          "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_notify"));
+                          "ALTER TABLE campaigns DISABLE TRIGGER campaigns_version_changed"));
     etag_of_get(standing, etag, sizeof etag);
     CU_ASSERT_EQUAL(status_if_none_match(standing, etag), 304);
     long parked = daemon_metric(&api_daemon, "m44d_long_polls_waiting");
@@ -1204,8 +1206,8 @@ static void write_wakes_poll(const struct camp *m, const char *kind, const struc
     CU_ASSERT(poll.done_at - written_at < 15.0);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, WAKES_BY("write")), woken + 1);
     CU_ASSERT_EQUAL(status_if_none_match(standing, etag), 200);
-    CU_ASSERT(
-        sql_exec_on(api_conninfo, "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_notify"));
+    CU_ASSERT(sql_exec_on(api_conninfo,
+                          "ALTER TABLE campaigns ENABLE TRIGGER campaigns_version_changed"));
 }
 
 struct reissue_shot {

@@ -129,6 +129,19 @@ long daemon_metric(const struct daemon *d, const char *name)
     return v;
 }
 
+bool daemon_seen_all(const struct daemon *d, int timeout_ms)
+{
+    /* The look under way may have been sent before the call: the one after it was not. */
+    long want = daemon_metric(d, "m44d_version_looks_total") + 2;
+    for (int t = 0; t < timeout_ms; t += 10) {
+        if (daemon_metric(d, "m44d_version_looks_total") >= want)
+            return true;
+        tk_sleep_ms(10);
+    }
+    fprintf(stderr, "m44d_version_looks_total did not reach %ld\n", want);
+    return false;
+}
+
 bool daemon_metric_becomes(const struct daemon *d, const char *name, long want, int timeout_ms)
 {
     for (int t = 0; t < timeout_ms; t += 50) {

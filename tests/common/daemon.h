@@ -31,6 +31,11 @@ long daemon_metric(const struct daemon *d, const char *name);
 /* Waits (up to timeout_ms) until that value is `want`; false (said on stderr) if it never is. */
 bool daemon_metric_becomes(const struct daemon *d, const char *name, long want, int timeout_ms);
 
+/* Waits (up to timeout_ms) until the daemon has looked at the changes of versions twice more
+ * (m44d_version_looks_total): every change committed before the call has been seen. False (said
+ * on stderr) if it has not. */
+bool daemon_seen_all(const struct daemon *d, int timeout_ms);
+
 /* "http://127.0.0.1:PORT/path" into buf. */
 const char *daemon_url(const struct daemon *d, const char *path, char *buf, size_t len);
 
