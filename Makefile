@@ -61,7 +61,7 @@ OPENAPI    := api/openapi.json
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all run stop test test-faults test-fresh deploy-rehearsal mutants valgrind bench bench-bins cluster test-cluster lint deps clean tests fuzz fuzz-bins replays
+.PHONY: all run stop test test-faults test-fresh deploy-rehearsal mutants valgrind bench bench-bins bench-profile cluster test-cluster lint deps clean tests fuzz fuzz-bins replays
 all: $(BIN)/m44d $(if $(wildcard cmd/m44/main.c),$(BIN)/m44)
 
 $(BIN)/m44d: $(M44D_OBJ) $(LIB)
@@ -202,6 +202,13 @@ bench:
 	@$(MAKE) --no-print-directory all bench-bins
 	@bench/run.sh
 	@bench/cluster.sh
+
+# Where a warm reserve roll's time goes: PostgreSQL's statements (pg_stat_statements), the CPU
+# of PostgreSQL, m44d and the load generator, and m44d's own by function (perf, if installed).
+bench-profile:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all bench-bins
+	@bench/profile.sh
 
 # The API tests with every m44d they start running under valgrind: no error, no definite leak.
 valgrind:

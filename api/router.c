@@ -2,6 +2,7 @@
 
 #include "api/handlers.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,62 +76,122 @@ const struct route *router_routes(size_t *count)
     return routes;
 }
 
-/*
- * Matches one pattern against a path. Path parameters are copied, NUL-terminated, into
- * buf; returns the number of parameters, or -1 when the pattern does not match.
- */
-static int match_pattern(const char *pattern, const char *path, const char **params, int maxparams,
-                         char *buf, size_t buflen)
+/* A path or pattern cut at its slashes: "/a/b/" is "a", "b", "". Each route's pattern is cut
+ * once; a request's path once per request, and then every route is matched against it by
+ * comparing counts first, so that the routes of another shape cost nothing. */
+#define MAX_SEGMENTS 16
+
+struct segments {
+    int n; /* -1: not a path (no leading slash, or too many segments to be a route) */
+    unsigned short at[MAX_SEGMENTS], len[MAX_SEGMENTS];
+};
+
+static void cut(const char *s, struct segments *out)
 {
+    out->n = -1;
+    if (s[0] != '/')
+        return;
     int n = 0;
+    size_t i = 0;
+    while (s[i] == '/') {
+        if (n == MAX_SEGMENTS)
+            return;
+        size_t from = ++i;
+        while (s[i] && s[i] != '/')
+            i++;
+        if (i - from > 0xFFFF || from > 0xFFFF)
+            return;
+        out->at[n] = (unsigned short)from;
+        out->len[n] = (unsigned short)(i - from);
+        n++;
+    }
+    out->n = n;
+}
+
+static struct segments pattern_segments[sizeof routes / sizeof routes[0]];
+static pthread_once_t patterns_cut = PTHREAD_ONCE_INIT;
+
+static void cut_patterns(void)
+{
+    for (size_t i = 0; i < NROUTES; i++)
+        cut(routes[i].pattern, &pattern_segments[i]);
+}
+
+/* A pattern's segment "{name}" takes any one non-empty segment. */
+static bool is_param(const char *pattern, const struct segments *ps, int k)
+{
+    return ps->len[k] >= 2 && pattern[ps->at[k]] == '{' &&
+           pattern[ps->at[k] + ps->len[k] - 1] == '}';
+}
+
+/* Whether route i matches the path with its parameters fitting the caller's room (at most
+ * maxparams of them, taking buflen bytes with their NULs): their number, or -1. */
+static int matches(size_t i, const char *path, const struct segments *s, int maxparams,
+                   size_t buflen)
+{
+    const struct segments *ps = &pattern_segments[i];
+    if (ps->n != s->n || s->n < 0)
+        return -1;
+    const char *pattern = routes[i].pattern;
+    int params = 0;
     size_t used = 0;
-    const char *p = pattern, *s = path;
-    while (*p && *s) {
-        if (*p != '/' || *s != '/')
-            return -1;
-        p++, s++;
-        const char *pend = strchr(p, '/'), *send = strchr(s, '/');
-        size_t plen = pend ? (size_t)(pend - p) : strlen(p);
-        size_t slen = send ? (size_t)(send - s) : strlen(s);
-        if (plen >= 2 && p[0] == '{' && p[plen - 1] == '}') {
-            if (slen == 0 || n >= maxparams || used + slen + 1 > buflen)
+    for (int k = 0; k < s->n; k++) {
+        if (is_param(pattern, ps, k)) {
+            used += (size_t)s->len[k] + 1;
+            if (s->len[k] == 0 || ++params > maxparams || used > buflen)
                 return -1;
-            memcpy(buf + used, s, slen);
-            buf[used + slen] = '\0';
-            params[n++] = buf + used;
-            used += slen + 1;
-        } else if (plen != slen || strncmp(p, s, plen) != 0) {
+        } else if (ps->len[k] != s->len[k] ||
+                   memcmp(pattern + ps->at[k], path + s->at[k], s->len[k]) != 0) {
             return -1;
         }
-        p += plen, s += slen;
     }
-    return (*p || *s) ? -1 : n;
+    return params;
+}
+
+/* Copies route i's parameters (matches() has found they fit) out of the path into buf. */
+static void take_params(size_t i, const char *path, const struct segments *s, const char **params,
+                        char *buf)
+{
+    const struct segments *ps = &pattern_segments[i];
+    int n = 0;
+    size_t used = 0;
+    for (int k = 0; k < s->n; k++) {
+        if (!is_param(routes[i].pattern, ps, k))
+            continue;
+        memcpy(buf + used, path + s->at[k], s->len[k]);
+        buf[used + s->len[k]] = '\0';
+        params[n++] = buf + used;
+        used += (size_t)s->len[k] + 1;
+    }
 }
 
 enum route_match router_match(const char *method, const char *path, const struct route **found,
                               const char **params, int *nparams, int maxparams, char *buf,
                               size_t buflen, char *allow, size_t allowlen)
 {
+    pthread_once(&patterns_cut, cut_patterns);
     const char *m = strcmp(method, "HEAD") == 0 ? "GET" : method;
+    struct segments s;
+    cut(path, &s);
     /* A path that spells out a route (/api/v1/campaigns/import) is that route, never an id of
      * a route with a parameter there: only the matches with the fewest parameters count. */
-    int fewest = -1;
+    int got[NROUTES], fewest = -1;
     for (size_t i = 0; i < NROUTES; i++) {
-        int n = match_pattern(routes[i].pattern, path, params, maxparams, buf, buflen);
-        if (n >= 0 && (fewest < 0 || n < fewest))
-            fewest = n;
+        got[i] = matches(i, path, &s, maxparams, buflen);
+        if (got[i] >= 0 && (fewest < 0 || got[i] < fewest))
+            fewest = got[i];
     }
     if (allowlen)
         allow[0] = '\0';
     if (fewest < 0)
         return ROUTE_NOT_FOUND;
     for (size_t i = 0; i < NROUTES; i++) {
-        int n = match_pattern(routes[i].pattern, path, params, maxparams, buf, buflen);
-        if (n != fewest)
+        if (got[i] != fewest)
             continue;
         if (strcmp(routes[i].method, m) == 0) {
+            take_params(i, path, &s, params, buf);
             *found = &routes[i];
-            *nparams = n;
+            *nparams = fewest;
             return ROUTE_FOUND;
         }
         if (!strstr(allow, routes[i].method)) {

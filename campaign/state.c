@@ -106,7 +106,8 @@ struct campaign *campaign_new(void)
     return calloc(1, sizeof(struct campaign));
 }
 
-static void clear(struct campaign *c)
+/* What the campaign owns, let go (the struct itself still holds the pointers). */
+static void release(struct campaign *c)
 {
     json_decref(c->scenarios_json);
     if (c->scenarios && c->scenarios_json)
@@ -115,19 +116,19 @@ static void clear(struct campaign *c)
         json_decref(c->effects[i].data);
     json_decref(c->last.detail);
     free(c->webhook_url);
-    memset(c, 0, sizeof *c);
 }
 
 void campaign_clear(struct campaign *c)
 {
-    clear(c);
+    release(c);
+    memset(c, 0, sizeof *c);
 }
 
 void campaign_free(struct campaign *c)
 {
     if (!c)
         return;
-    clear(c);
+    release(c); /* not zeroed first: a campaign is large, and freed at once */
     free(c);
 }
 
@@ -185,7 +186,7 @@ bool campaign_own(struct campaign *c)
      * could free it: c owns them from now on. */
     campaign_copies_lend(c, &x);
     if (!ok)
-        clear(c);
+        campaign_clear(c);
     return ok;
 }
 
@@ -495,7 +496,7 @@ static void load_held(struct campaign *c, json_t *rows)
 enum cres campaign_load(struct db *db, const char *id, bool lock, struct campaign *c,
                         struct cerr *e)
 {
-    clear(c);
+    campaign_clear(c);
     PGresult *r = db_campaign_get(db, id, lock);
     if (!r)
         return C_DBERR;

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# make bench-profile: where a warm reserve roll's time goes, on a throwaway PostgreSQL with
+# pg_stat_statements (default settings otherwise: fsync on). One daemon (--threads 4, as make
+# bench), the Allies' rolls on campaigns it has not seen (cold, 16 connections), then the Axis'
+# on the campaigns rolled on (warm), profiled:
+#   - CPU per roll of PostgreSQL's server processes, of m44d and of the load generator (/proc,
+#     and the shell's time of loadgen);
+#   - each statement PostgreSQL ran for the warm rolls (pg_stat_statements, track = all: the
+#     statements m44d sent, and those run inside them by triggers and functions), its calls and
+#     execution time per roll; the server's CPU outside any statement's execution (receiving,
+#     parsing and binding, commit, the WAL) is the rest;
+#   - the same for pgbench's UPDATE + INSERT in one transaction, the baseline of make bench;
+#   - m44d's own CPU by library and by function (perf, when installed), during the warm rolls.
+# Figures are printed, never judged; bench/RESULTS.md reads one run. M44_BENCH_SECONDS: the
+# length of each pass (default 8).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${M44_BENCH_SECONDS:-8}
+LG=build/release/bench/loadgen
+out=bench/out/profile
+rm -rf "$out"
+mkdir -p "$out"
+pgdir=$(mktemp -d /tmp/m44-profile-pg.XXXXXX)
+chmod 755 "$pgdir"
+M44_PID= # the daemon, once m44d_up has started it
+cleanup() {
+  [ -n "$M44_PID" ] && kill "$M44_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
+  scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+scripts/pg.sh start "$pgdir" >/dev/null
+host=$(scripts/pg.sh host "$pgdir")
+psqlq() { psql -q -X -v ON_ERROR_STOP=1 -h "$host" -U m44 "$@"; }
+conn() { echo "host='$host' user=m44 dbname=$1"; }
+pgbin=$(ls -d /usr/lib/postgresql/15/bin 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -rV | head -1)
+as_m44() { if [ "$(id -u)" -eq 0 ]; then runuser -u m44 -- "$@"; else "$@"; fi; }
+. bench/common.sh # field, ratio, pg_ticks, ms_per, m44d_up, gen_campaigns, roll_targets, in_use
+
+psqlq -d postgres -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+scripts/pg.sh stop "$pgdir" >/dev/null
+scripts/pg.sh start "$pgdir" >/dev/null
+psqlq -d postgres -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
+psqlq -d postgres -c "CREATE DATABASE bench"
+psqlq -d bench -c "CREATE EXTENSION pg_stat_statements"
+
+echo "== setting up (campaigns through SQL, as make bench)" >&2
+N=40000
+IN_USE=10000
+bin/m44d --migrate --database "$(conn bench)" 2>>"$out/m44d.log"
+gen_campaigns bench "$((N + IN_USE))" 1 reserves >/dev/null
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+up() { m44d_up bin/m44d bench "$port" "$out/m44d.log" --threads 4 --per-ip-limit 256 --state-entries 65536; }
+down() { kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true; M44_PID=; }
+up
+in_use bench "$((N + 1))" "$((N + IN_USE))" "127.0.0.1:$port"
+down
+psqlq -d bench <<'SQL'
+CREATE TABLE bench_accounts (id int PRIMARY KEY, balance int NOT NULL DEFAULT 0);
+INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
+CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
+SQL
+psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
+
+# statements LABEL N: the statements run since the last reset, per one of N transactions.
+statements() {
+  echo
+  echo "$1: each statement's calls and execution time per transaction (pg_stat_statements)"
+  echo
+  echo "| statement | run by | calls | ms |"
+  echo "|---|---|---|---|"
+  psqlq -d bench -At -F $'\t' -v n="$2" <<'SQL' | awk -F '\t' '{ gsub(/\|/, "\\|", $1); printf "| `%s` | %s | %s | %s |\n", $1, $2, $3, $4 }'
+SELECT left(regexp_replace(query, '\s+', ' ', 'g'), 110),
+       CASE WHEN toplevel THEN 'the client' ELSE 'a trigger or function' END,
+       to_char(sum(calls)::numeric / :n, 'FM990.00'),
+       to_char(sum(total_exec_time)::numeric / :n, 'FM990.0000')
+FROM pg_stat_statements
+WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'bench')
+  AND query NOT LIKE '%pg_stat_statements%'
+GROUP BY query, toplevel
+HAVING sum(calls) >= :n / 100
+ORDER BY toplevel DESC, sum(total_exec_time) DESC
+LIMIT 25
+SQL
+  EXEC_MS=$(psqlq -d bench -At -v n="$2" <<'SQL'
+SELECT to_char(coalesce(sum(total_exec_time), 0)::numeric / :n, 'FM990.0000')
+FROM pg_stat_statements
+WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = 'bench')
+  AND query NOT LIKE '%pg_stat_statements%'
+SQL
+)
+}
+reset() { psqlq -d bench -c "SELECT pg_stat_statements_reset()" >/dev/null; }
+# The CPU, in milliseconds, of a command run by the shell (user + system), into the named var.
+timed() {
+  local var=$1 t; shift
+  t=$( { TIMEFORMAT='%U %S'; time "$@" >"$out/timed.out"; } 2>&1 )
+  printf -v "$var" '%s' "$(awk '{ printf "%.0f", ($1 + $2) * 1000 }' <<<"$t")"
+}
+
+echo "== pgbench: UPDATE + INSERT in one transaction (16 connections)" >&2
+cat >"$out/pgbench.sql" <<'SQL'
+\set aid random(1, 100000)
+BEGIN;
+UPDATE bench_accounts SET balance = balance + 1 WHERE id = :aid;
+INSERT INTO bench_history (aid, delta) VALUES (:aid, 1);
+END;
+SQL
+chmod a+r "$out/pgbench.sql"
+reset
+p0=$(pg_ticks "$host/data")
+timed pgb_cpu as_m44 "$pgbin/pgbench" -n -M prepared -h "$host" -U m44 -f "$(realpath "$out/pgbench.sql")" -c 16 -j 2 -T "$SECS" bench
+p1=$(pg_ticks "$host/data")
+pgb_n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out/timed.out")
+pgb_tps=$(sed -n 's/^tps = \([0-9]*\).*/\1/p' "$out/timed.out")
+pgb_pg=$(ms_per "$p0" "$p1" "$pgb_n")
+statements "pgbench's transaction" "$pgb_n" >"$out/pgbench-statements.md"
+pgb_exec=$EXEC_MS
+
+echo "== m44d: reserve rolls, cold then warm (16 connections)" >&2
+up
+roll_targets 1 "$N" a >"$out/targets.txt"
+C=$($LG -c 16 -d "$SECS" -p "$out/targets.txt" "127.0.0.1:$port")
+roll_targets 1 "$(field requests "$C")" x >"$out/targets.txt"
+reset
+perf_pid=
+if command -v perf >/dev/null && perf record -q -o "$out/probe.data" -- true >/dev/null 2>&1; then
+  perf record -q -F 999 -g -p "$M44_PID" -o "$out/perf.data" -- sleep "$SECS" >/dev/null 2>&1 &
+  perf_pid=$!
+fi
+p0=$(pg_ticks "$host/data"); m0=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
+timed lg_cpu "$LG" -c 16 -d "$SECS" -p "$out/targets.txt" "127.0.0.1:$port"
+W=$(cat "$out/timed.out")
+p1=$(pg_ticks "$host/data"); m1=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
+[ -n "$perf_pid" ] && { wait "$perf_pid" || true; }
+w_n=$(field ok "$W")
+hits=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^m44d_state_writes_total{found="hit"} \([0-9]*\).*/\1/p')
+down
+statements "m44d's warm reserve roll" "$w_n" >"$out/m44d-statements.md"
+w_exec=$EXEC_MS
+w_pg=$(ms_per "$p0" "$p1" "$w_n")
+w_m=$(ms_per "$m0" "$m1" "$w_n")
+
+cat <<EOF
+# Where a warm reserve roll's time goes (bench/profile.sh)
+
+Run $(date -u '+%Y-%m-%d %H:%M') UTC on $(uname -srm), $(nproc) CPU ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)); $("$pgbin/postgres" --version)
+with default settings (fsync on) and pg_stat_statements (track = all), over a unix socket; each
+pass $SECS s at 16 connections; m44d with --threads 4.
+
+| measurement | per second | PostgreSQL CPU ms | of which in statements ms | m44d CPU ms | client CPU ms |
+|---|---|---|---|---|---|
+| pgbench: UPDATE + INSERT in one transaction | $pgb_tps | $pgb_pg | $pgb_exec | - | $(awk -v c="$pgb_cpu" -v n="$pgb_n" 'BEGIN { printf "%.4f", n ? c / n : 0 }') (pgbench) |
+| m44d: POST .../reserve-roll, warm ($w_n answered 2xx; from the campaign held: ${hits:-?}) | $(field rps "$W") | $w_pg | $w_exec | $w_m | $(awk -v c="$lg_cpu" -v n="$w_n" 'BEGIN { printf "%.4f", n ? c / n : 0 }') (loadgen) |
+
+(The cold pass before it: $(field rps "$C") rolls a second. The CPU is per transaction or roll; the
+load generators run on the same CPUs. "In statements": the execution time of the statements the
+client sent, summed; the rest of the server's CPU is spent outside them, receiving, parsing and
+binding, committing and writing the WAL.)
+EOF
+cat "$out/pgbench-statements.md" "$out/m44d-statements.md"
+if [ -s "$out/perf.data" ]; then
+  echo
+  echo "m44d's CPU during the warm pass, by library (perf, $(perf version 2>/dev/null | head -1); self time):"
+  echo
+  echo '```'
+  perf report -i "$out/perf.data" --no-children --sort dso --stdio -q -g none 2>/dev/null |
+    grep -v '^$' | sed -n 1,12p
+  echo '```'
+  echo
+  echo "by function, the first 25:"
+  echo
+  echo '```'
+  perf report -i "$out/perf.data" --no-children --sort dso,sym --stdio -q -g none 2>/dev/null |
+    grep -v '^$' | sed -n 1,25p
+  echo '```'
+else
+  echo
+  echo "(perf is not installed or may not record here: no profile of m44d's own CPU)"
+fi
