@@ -185,7 +185,9 @@ struct campaign {
      * a grand campaign, with its version checked by the write's first statement: what it does
      * not hold (which of the battle's dice are rolled) is not read where the statement that
      * writes refuses a clash (the reserve roll), and the version bump goes first, in place of
-     * the check. Such a clash, or a version moved on, runs the write again from a load. */
+     * the check. Such a clash, or a version moved on, runs the write again from a load. Once a
+     * read has sent the check (campaign_unconfirmed), the campaign held is confirmed, and this is
+     * false. */
     bool optimistic;
 };
 
@@ -253,6 +255,11 @@ void campaign_note_last(struct campaign *c, const char *actor, const char *actio
 enum cres campaign_end_time(struct db *db, bool finished, char *at, size_t len);
 /* Writes the campaign row's mutable fields and bumps its version by one. */
 enum cres campaign_save(struct db *db, struct campaign *c);
+/* Whether the write still goes on the campaign held unconfirmed (optimistic, above): false once
+ * a read went first and sent the version check with it (an Idempotency-Key's lookup), the
+ * campaign then being locked at the versions held, and the write reading what it needs as any
+ * other. */
+bool campaign_unconfirmed(struct db *db, struct campaign *c);
 
 /* The ruleset, or a refusal when this server does not have it loaded: CAMPAIGN_NO_RULES to the
  * players, and a warning naming the ruleset for the operator. */

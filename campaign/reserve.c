@@ -31,7 +31,7 @@ enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, e
     struct battle *b;
     bool rolled = false;
     enum cres rc;
-    if (c->optimistic) {
+    if (campaign_unconfirmed(db, c)) {
         /* Whether the side rolled is not held: the roll's statement refuses a second one. */
         if (!(rs = campaign_ruleset(c, e)))
             return C_REFUSED;

@@ -669,6 +669,13 @@ enum cres campaign_save(struct db *db, struct campaign *c)
     return C_OK;
 }
 
+bool campaign_unconfirmed(struct db *db, struct campaign *c)
+{
+    if (c->optimistic && !db_campaign_at_unsent(db))
+        c->optimistic = false;
+    return c->optimistic;
+}
+
 const struct ruleset *campaign_ruleset(const struct campaign *c, struct cerr *e)
 {
     if (c->rse)

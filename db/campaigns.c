@@ -172,6 +172,11 @@ bool db_campaign_save_first(struct db *db, const char *const p[8])
     return db_defer_instead(db, &st_at, &st_save_first, p);
 }
 
+bool db_campaign_at_unsent(const struct db *db)
+{
+    return db_unsent(db, &st_at);
+}
+
 PGresult *db_campaign_version(struct db *db, const char *id)
 {
     const char *p[] = {id};

@@ -548,6 +548,14 @@ bool db_defer_instead(struct db *db, struct db_statement *was, struct db_stateme
     return false;
 }
 
+bool db_unsent(const struct db *db, const struct db_statement *st)
+{
+    for (int i = 0; db->in_tx && i < db->nqueue; i++)
+        if (db->queue[i].st == st && !db->queue[i].want && !db->queue[i].ready)
+            return true;
+    return false;
+}
+
 bool db_flush(struct db *db)
 {
     if (!db->conn) {

@@ -86,6 +86,8 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
  */
 bool db_defer_instead(struct db *db, struct db_statement *was, struct db_statement *st,
                       const char *const *params);
+/* Inside db_transaction: whether a statement `st` is held back, not sent yet. */
+bool db_unsent(const struct db *db, const struct db_statement *st);
 
 /*
  * Inside db_transaction: sends a read with the next round trip and keeps its result, which

@@ -42,6 +42,9 @@ bool db_campaign_save(struct db *db, const char *const p[8]);
 /* The same as the first statement of a write that started from the campaign held in memory, in
  * place of its version check (db_campaign_at) if that has not been sent yet: false then. */
 bool db_campaign_save_first(struct db *db, const char *const p[8]);
+/* Whether the version check (db_campaign_at) is still held back: false once a read has sent it
+ * (and, as the transaction goes on, it passed: the campaign is locked at the versions held). */
+bool db_campaign_at_unsent(const struct db *db);
 PGresult *db_campaign_version(struct db *db, const char *id);
 /* The campaign's version and its grand campaign's (NULL when it has none): no row when there is
  * no such campaign. */

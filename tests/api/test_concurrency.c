@@ -316,8 +316,9 @@ static void test_two_daemons(void)
 /* A reserve roll on a campaign held here, which another daemon moved on since (the Allies chose
  * their reserves there, spending a token): the roll sends its version bump first, made only at
  * the version held, so it finds out, runs again from a fresh load, and nothing the other write
- * did is lost. A second roll of the same side, which the campaign held cannot tell apart, is
- * refused as ever (409), nothing written. */
+ * did is lost. A second roll of the same side is refused as ever (409), nothing written: at
+ * once when a read went first (an Idempotency-Key's lookup) and confirmed the campaign held,
+ * after running again from a load when the campaign held could not tell it apart. */
 static void test_held_roll_moved_on(void)
 {
     struct daemon other;
@@ -346,17 +347,35 @@ static void test_held_roll_moved_on(void)
     CU_ASSERT_EQUAL(http_int(r, "sides.allies.reserve_tokens"), 4);
     CU_ASSERT_EQUAL(http_int(r, "sides.axis.reserve_tokens"), 5);
     http_free(r);
-    /* Held again, and current: the same side rolls again, refused, nothing written; with an
-     * Idempotency-Key too, whose lookup sends the version check ahead of the roll. */
-    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll", faces);
-    assert_problem(r, 409, "already-done");
+    /* Held again (read here since), and current: the same side rolls again with an
+     * Idempotency-Key (as the page sends every write), whose lookup is a read that sends the
+     * version check ahead of the roll. The campaign held is then confirmed, the battle's rolls
+     * are read as in any write, and the roll is refused at once (409): nothing written, nothing
+     * run again, the campaign still held. */
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(r->status, 200);
     http_free(r);
+    stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
+    again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
+    long hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
     const char *idem[] = {"Idempotency-Key: held-roll-again-0123456789abcdef", NULL};
     char path[128];
     snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
     r = api(&api_daemon, "POST", path, &c, AXIS, faces, idem);
     assert_problem(r, 409, "already-done");
     http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
+    /* Without a key, nothing is read first: the version bump goes first and the roll only if it
+     * clashes with none stored; it clashes, and the write runs again from a load, which refuses
+     * it as ever, nothing written (the clash fails the write as a version moved on would, and
+     * is counted with them). */
+    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll", faces);
+    assert_problem(r, 409, "already-done");
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
     CU_ASSERT_EQUAL(camp_version(&other, &c), v);
     assert_contiguous(&c, 2);
     CU_ASSERT_EQUAL(daemon_stop(&other, SIGTERM, 30), 0);
