@@ -77,6 +77,27 @@ FROM campaigns c, generate_series(1, $3) b;
 SQL
 }
 
+# The baseline of the comparisons: pgbench's one transaction, an UPDATE of a row and an INSERT,
+# on two tables of its own. baseline_tables DB makes them (and analyzes); baseline_script FILE
+# writes the pgbench script.
+baseline_tables() {
+  psqlq -d "$1" <<'SQL'
+CREATE TABLE bench_accounts (id int PRIMARY KEY, balance int NOT NULL DEFAULT 0);
+INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
+CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
+ANALYZE bench_accounts, bench_history;
+SQL
+}
+baseline_script() {
+  cat >"$1" <<'SQL'
+\set aid random(1, 100000)
+BEGIN;
+UPDATE bench_accounts SET balance = balance + 1 WHERE id = :aid;
+INSERT INTO bench_history (aid, delta) VALUES (:aid, 1);
+END;
+SQL
+}
+
 # Roll targets for loadgen -p: each (campaign, side) once, in campaign order, so that concurrent
 # requests are for different campaigns.
 roll_targets() { # FIRST LAST SIDE-KEY-LETTER [BATTLE, 1]

@@ -55,11 +55,7 @@ down() { kill "$M44_PID"; wait "$M44_PID" 2>/dev/null || true; M44_PID=; }
 up
 in_use bench "$((N + 1))" "$((N + IN_USE))" "127.0.0.1:$port"
 down
-psqlq -d bench <<'SQL'
-CREATE TABLE bench_accounts (id int PRIMARY KEY, balance int NOT NULL DEFAULT 0);
-INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
-CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
-SQL
+baseline_tables bench
 psqlq -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT"
 
 # statements LABEL N: the statements run since the last reset, per one of N transactions.
@@ -99,13 +95,7 @@ timed() {
 }
 
 echo "== pgbench: UPDATE + INSERT in one transaction (16 connections)" >&2
-cat >"$out/pgbench.sql" <<'SQL'
-\set aid random(1, 100000)
-BEGIN;
-UPDATE bench_accounts SET balance = balance + 1 WHERE id = :aid;
-INSERT INTO bench_history (aid, delta) VALUES (:aid, 1);
-END;
-SQL
+baseline_script "$out/pgbench.sql"
 chmod a+r "$out/pgbench.sql"
 reset
 p0=$(pg_ticks "$host/data")

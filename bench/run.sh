@@ -110,20 +110,10 @@ ORDER BY ((c.r * 30 + b - 2) * 8 + steps.s), c.k
 SQL
 
 echo "== pgbench: one transaction, UPDATE + INSERT" >&2
-psqlq -d bench <<'SQL'
-CREATE TABLE bench_accounts (id int PRIMARY KEY, balance int NOT NULL DEFAULT 0);
-INSERT INTO bench_accounts (id) SELECT generate_series(1, 100000);
-CREATE TABLE bench_history (aid int NOT NULL, delta int NOT NULL, at timestamptz NOT NULL DEFAULT now());
-ANALYZE;
-SQL
+baseline_tables bench
+psqlq -d bench -c "ANALYZE"
 cp bench/reserve-roll.sql bench/reserve-roll-warm.sql bench/battle-cycle.sql "$out/"
-cat >"$out/pgbench.sql" <<'SQL'
-\set aid random(1, 100000)
-BEGIN;
-UPDATE bench_accounts SET balance = balance + 1 WHERE id = :aid;
-INSERT INTO bench_history (aid, delta) VALUES (:aid, 1);
-END;
-SQL
+baseline_script "$out/pgbench.sql"
 chmod -R a+rwX "$out"
 # On database $PGB_DB (default bench). PGB_PER=N: a script run is N requests (rps and requests
 # multiplied by N; the latencies stay those of a whole script run).

@@ -701,6 +701,35 @@ static void test_listener_reconnect(void)
     free(db);
 }
 
+/* A campaign made through `maker`, once `watcher` hears changes: its version in *v, a 304 for
+ * it from `watcher`; and a connection of the test's own to the database `db` (NULL: failed). */
+static PGconn *watched(const char *db, struct daemon *maker, struct daemon *watcher,
+                       const char *name, struct camp *c, long long *v)
+{
+    char body[128];
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"ruleset\":\"standard\"}", name);
+    if (!camp_create(maker, body, c))
+        return NULL;
+    CU_ASSERT(daemon_metric_becomes(watcher, "m44d_version_listener_current", 1, 5000));
+    long long got;
+    *v = camp_version(watcher, c);
+    CU_ASSERT_EQUAL(get_status(watcher, c, *v, &got), 304);
+    PGconn *pg = PQconnectdb(db);
+    if (PQstatus(pg) == CONNECTION_OK)
+        return pg;
+    PQfinish(pg);
+    return NULL;
+}
+
+/* The campaign's version moved by hand, by `delta`. */
+static bool version_moved(PGconn *pg, const struct camp *c, int delta)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + (%d) WHERE id = '%s'",
+             delta, c->id);
+    return sql_ok(pg, sql);
+}
+
 /* The changes are deleted after --version-changes-keep-s. A daemon that was stopped meanwhile
  * (or whose connection was slow) comes back to find the changes it had not seen gone: it must
  * not go on answering from the versions it knew (a 304 for the old version would hide the
@@ -723,17 +752,13 @@ static void test_changes_deleted_unseen(void)
     CU_ASSERT_FATAL(daemon_start(&pruner, db, keep));
     CU_ASSERT_FATAL(daemon_start(&sleeper, db, NULL));
     struct camp c;
-    CU_ASSERT_FATAL(camp_create(&pruner, "{\"name\":\"Pruned\",\"ruleset\":\"standard\"}", &c));
-    CU_ASSERT(daemon_metric_becomes(&sleeper, "m44d_version_listener_current", 1, 5000));
-    long long v = camp_version(&sleeper, &c), got;
-    CU_ASSERT_EQUAL(get_status(&sleeper, &c, v, &got), 304);
-    PGconn *pg = PQconnectdb(db);
-    CU_ASSERT_FATAL(PQstatus(pg) == CONNECTION_OK);
+    long long v, got;
+    PGconn *pg = watched(db, &pruner, &sleeper, "Pruned", &c, &v);
+    CU_ASSERT_FATAL(pg != NULL);
     /* Stopped, it sees nothing of what follows until the rows of it are gone. */
     CU_ASSERT_EQUAL(kill(sleeper.pid, SIGSTOP), 0);
+    CU_ASSERT(version_moved(pg, &c, 1));
     char sql[256];
-    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 1 WHERE id = '%s'", c.id);
-    CU_ASSERT(sql_ok(pg, sql));
     snprintf(sql, sizeof sql, "SELECT count(*) FROM m44_changes WHERE id = '%s'", c.id);
     CU_ASSERT(count_of(pg, sql) > 0);
     /* The other daemon deletes them: 2 s old, at its next round of deletions (every 5 s). */
@@ -765,19 +790,13 @@ static void test_two_changes_one_look(void)
     struct daemon d;
     CU_ASSERT_FATAL(daemon_start(&d, db, NULL));
     struct camp c;
-    CU_ASSERT_FATAL(camp_create(&d, "{\"name\":\"Twice\",\"ruleset\":\"standard\"}", &c));
-    CU_ASSERT(daemon_metric_becomes(&d, "m44d_version_listener_current", 1, 5000));
-    long long v = camp_version(&d, &c), got;
-    CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 304);
-    PGconn *pg = PQconnectdb(db);
-    CU_ASSERT_FATAL(PQstatus(pg) == CONNECTION_OK);
+    long long v, got;
+    PGconn *pg = watched(db, &d, &d, "Twice", &c, &v);
+    CU_ASSERT_FATAL(pg != NULL);
     /* Stopped while both are made: its next look sees them together. */
     CU_ASSERT_EQUAL(kill(d.pid, SIGSTOP), 0);
-    char sql[256];
-    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version + 2 WHERE id = '%s'", c.id);
-    CU_ASSERT(sql_ok(pg, sql));
-    snprintf(sql, sizeof sql, "UPDATE campaigns SET version = version - 1 WHERE id = '%s'", c.id);
-    CU_ASSERT(sql_ok(pg, sql));
+    CU_ASSERT(version_moved(pg, &c, 2));
+    CU_ASSERT(version_moved(pg, &c, -1));
     CU_ASSERT_EQUAL(kill(d.pid, SIGCONT), 0);
     CU_ASSERT(daemon_seen_all(&d, 5000));
     /* A client that saw the version in between (through another daemon) is told it changed. */
