@@ -24,11 +24,13 @@
 struct entry {
     char id[ID_LEN + 1];
     long long version;
-    unsigned long epoch; /* `reset` when it was kept; an entry of an older epoch is empty */
-    unsigned long doubt; /* nonzero: changed by a write whose version is not known; cleared by a
-                          * database read that began after it (its ticket above it) */
-    uint64_t used;       /* when it was last set or read, to forget the oldest first */
-    enum vkind kind;     /* VK_ANY until something heard, read or written says */
+    unsigned long epoch;    /* `reset` when it was kept; an entry of an older epoch is empty */
+    unsigned long doubt;    /* nonzero: changed by a write whose version is not known; cleared by a
+                             * database read that began after it (its ticket above it) */
+    unsigned long heard_at; /* when a look last set it (a `seq` value; 0: never): news from a
+                             * request that began before that may be older, and is not taken */
+    uint64_t used;          /* when it was last set or read, to forget the oldest first */
+    enum vkind kind;        /* VK_ANY until something heard, read or written says */
 };
 
 static struct entry table[SLOTS];
@@ -101,6 +103,7 @@ static struct entry *find(const char *id, enum make make, unsigned long ticket, 
     s->kind = VK_ANY;
     s->epoch = e;
     s->doubt = 0;
+    s->heard_at = 0;
     s->used = atomic_fetch_add(&clock_ticks, 1);
     return s;
 }
@@ -109,9 +112,10 @@ enum how { HEARD, LEARNED, WROTE };
 
 /* Sets (never lowers) the version of `id`. News from a request (LEARNED: read from the
  * database; WROTE: its own commit) makes an entry only when it began after the last reset and
- * the last eviction there (else it may be older than what was forgotten); a read clears a doubt
- * that came before it. A change seen below the version kept (a version set back by hand)
- * forgets it: read again. */
+ * the last eviction there (else it may be older than what was forgotten), and changes one only
+ * when it began after the last look that set it (else it may be older than what was seen: a
+ * version set back by hand would be raised again); a read clears a doubt that came before it. A
+ * change seen below the version kept (a version set back by hand) forgets it: read again. */
 static void keep(enum how how, unsigned long ticket, const char *id, enum vkind kind,
                  long long version)
 {
@@ -119,6 +123,8 @@ static void keep(enum how how, unsigned long ticket, const char *id, enum vkind 
         return;
     pthread_mutex_t *m;
     struct entry *s = find(id, how == HEARD ? MAKE : MAKE_NEW, ticket, &m);
+    if (s && how != HEARD && s->heard_at && ticket <= s->heard_at)
+        s = NULL;
     if (s) {
         if (how == LEARNED && s->doubt && ticket > s->doubt)
             s->doubt = 0;
@@ -133,6 +139,8 @@ static void keep(enum how how, unsigned long ticket, const char *id, enum vkind 
             s->version = version;
         if (kind != VK_ANY)
             s->kind = kind;
+        if (how == HEARD)
+            s->heard_at = atomic_fetch_add(&seq, 1);
         s->used = atomic_fetch_add(&clock_ticks, 1);
     }
     pthread_mutex_unlock(m);
@@ -213,19 +221,23 @@ unsigned long listener_connections(void)
 }
 
 /* What is known of `id` forgotten, and nothing learned before now may bring it back: read
- * again. */
+ * again. Kept or not: a read that began before now, and ends after, must not make the entry
+ * with what it read (which may be the version in between). */
 static void forget(const char *id)
 {
     if (strlen(id) != ID_LEN)
         return;
     pthread_mutex_t *m;
     struct entry *s = find(id, LOOK, 0, &m);
-    if (s) {
+    if (s)
         s->epoch = 0;
-        evicted[(size_t)(s - table) / WAYS] = atomic_fetch_add(&seq, 1);
-    }
+    size_t base = (size_t)(hash(id) & (SLOTS - 1)) & ~(size_t)(WAYS - 1);
+    evicted[base / WAYS] = atomic_fetch_add(&seq, 1);
     pthread_mutex_unlock(m);
 }
+
+/* The columns of a look's rows (LOOK_SQL). */
+enum { COL_SNAPSHOT, COL_BELOW, COL_GENERATION, COL_NEWEST, COL_ID, COL_VERSION, COL_KIND };
 
 /*
  * The changes a look read of one id, `n` rows from `row` on, one for each transaction that
@@ -237,11 +249,13 @@ static void forget(const char *id)
  */
 static void heard_changes(const PGresult *r, int row, int n)
 {
-    const char *id = PQgetvalue(r, row, 2);
-    long long newest = atoll(PQgetvalue(r, row, 3));
+    const char *id = PQgetvalue(r, row, COL_ID);
+    long long newest = atoll(PQgetvalue(r, row, COL_VERSION));
     for (int i = row + 1; i < row + n; i++)
-        newest = atoll(PQgetvalue(r, i, 3)) > newest ? atoll(PQgetvalue(r, i, 3)) : newest;
-    char kind = PQgetvalue(r, row, 4)[0];
+        newest = atoll(PQgetvalue(r, i, COL_VERSION)) > newest
+                     ? atoll(PQgetvalue(r, i, COL_VERSION))
+                     : newest;
+    char kind = PQgetvalue(r, row, COL_KIND)[0];
     if (n == 1)
         keep(HEARD, 0, id, kind == 'c' ? VK_CAMPAIGN : kind == 'g' ? VK_GRAND : VK_ANY, newest);
     else
@@ -252,17 +266,26 @@ static void heard_changes(const PGresult *r, int row, int n)
 }
 
 /*
- * One look at the changes (migration 0015), in one statement and so in one snapshot: that
- * snapshot, the transaction id below which rows may have been deleted, and the rows of the
- * transactions the snapshot sees committed that `$1`, the snapshot of the look before, did not
- * (none on the first look: $1 NULL). The rows of one id together.
+ * One look at the changes (migrations 0015, 0017), in one statement and so in one snapshot:
+ * that snapshot; the transaction id below which rows may have been deleted, and the record's
+ * generation (both NULL: the record was emptied); the highest transaction id in it (beyond the
+ * snapshot's: the record is not this database's); and the rows of the transactions the snapshot
+ * sees committed that `$1`, the snapshot of the look before, did not (none on the first look:
+ * $1 NULL): those at or above its xmax, or running then (its xip), which an index finds however
+ * many rows an old transaction still running keeps. The rows of one id together.
  */
 static const char *const LOOK_SQL =
     "SELECT pg_current_snapshot()::text, (SELECT below FROM m44_changes_pruned)::text, "
+    "(SELECT generation FROM m44_changes_pruned)::text, (SELECT max(xid) FROM m44_changes)::text, "
     "c.id::text, c.version, c.kind "
     "FROM (SELECT $1::pg_snapshot AS s) p LEFT JOIN m44_changes c ON p.s IS NOT NULL AND "
-    "c.xid >= pg_snapshot_xmin(p.s) AND NOT pg_visible_in_snapshot(c.xid, p.s) "
+    "(c.xid >= pg_snapshot_xmax(p.s) OR c.xid = ANY (ARRAY(SELECT pg_snapshot_xip(p.s)))) "
     "ORDER BY c.id";
+/* The record started over: emptied, its row put back with a new generation. */
+static const char *const RESTART_SQL =
+    "WITH d AS (DELETE FROM m44_changes) "
+    "INSERT INTO m44_changes_pruned (below) VALUES ('0') ON CONFLICT (one) DO UPDATE SET "
+    "below = '0', generation = gen_random_uuid()";
 /* The rows below a transaction id deleted, and said so, in one transaction. */
 static const char *const PRUNE_SQL =
     "WITH d AS (DELETE FROM m44_changes WHERE xid < $1::xid8) "
@@ -337,12 +360,36 @@ static bool prune(PGconn *c, const struct taken *kept, int nkept, long long now)
     return true;
 }
 
+/* The xmax of a snapshot's text ("xmin:xmax:xip,..."). */
+static unsigned long long snapshot_xmax(const char *snapshot)
+{
+    const char *colon = strchr(snapshot, ':');
+    return colon ? strtoull(colon + 1, NULL, 10) : 0;
+}
+
+/* Sends a statement without parameters and waits for its answer; false when the connection
+ * broke. */
+static bool run_sql(PGconn *c, const char *sql, const char *what)
+{
+    if (PQsendQueryParams(c, sql, 0, NULL, NULL, NULL, NULL, 0) != 1)
+        return false;
+    PGresult *r = answer(c, now_ns() + DEAD_MS * 1000000LL);
+    if (!r)
+        return false;
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        log_msg(LOG_WARN, "listener", "%s: %s", what, PQresultErrorMessage(r));
+    PQclear(r);
+    return true;
+}
+
 /* Looks at the changes on `c` until it breaks or the daemon stops. */
 static void look_on(PGconn *c)
 {
     long long every_ms = lag_limit_ms / 5 < LOOK_MS ? lag_limit_ms / 5 : LOOK_MS;
     every_ms = every_ms < 5 ? 5 : every_ms;
-    char snapshot[8192] = "";
+    static char snapshot[65536]; /* this thread's alone; "" before the first look */
+    snapshot[0] = '\0';
+    char generation[40] = "";    /* of the record, at the last look */
     unsigned long long xmin = 0; /* of `snapshot` */
     long long pruned_at = now_ns();
     enum { KEPT = 3602 };
@@ -354,7 +401,8 @@ static void look_on(PGconn *c)
             return;
         PGresult *r = answer(c, sent_at + DEAD_MS * 1000000LL);
         if (!r || PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1 ||
-            PQgetlength(r, 0, 0) >= (int)sizeof snapshot) {
+            PQgetlength(r, 0, COL_SNAPSHOT) >= (int)sizeof snapshot ||
+            PQgetlength(r, 0, COL_GENERATION) >= (int)sizeof generation) {
             if (r)
                 log_msg(LOG_WARN, "listener", "looking at the changes: %s",
                         PQresultStatus(r) == PGRES_TUPLES_OK ? "an answer too long"
@@ -365,25 +413,57 @@ static void look_on(PGconn *c)
             PQclear(r);
             return;
         }
-        unsigned long long below = strtoull(PQgetvalue(r, 0, 1), NULL, 10);
-        if (snapshot[0] && below > xmin) {
-            /* Rows this look needed may have been deleted (its last look was too long ago):
-             * what it knew may be out of date. It starts over from this look's snapshot. */
-            log_msg(LOG_WARN, "listener",
-                    "changes older than the last look were deleted: starting over");
+        const char *now_snapshot = PQgetvalue(r, 0, COL_SNAPSHOT);
+        const char *gen = PQgetvalue(r, 0, COL_GENERATION); /* "" when NULL */
+        unsigned long long below = strtoull(PQgetvalue(r, 0, COL_BELOW), NULL, 10);
+        unsigned long long newest = strtoull(PQgetvalue(r, 0, COL_NEWEST), NULL, 10);
+        unsigned long long xmax_now = snapshot_xmax(now_snapshot);
+        if (!gen[0] || below > xmax_now || newest >= xmax_now) {
+            /* Emptied since the last look (a crash empties it; this connection may have
+             * outlived the server's, through a pooler), or not this database's (restored from a
+             * dump with its rows: transaction ids it has not reached): changes may have gone
+             * unseen. All known is forgotten, the record starts over, and so does the look. */
+            log_msg(LOG_WARN, "listener", "%s: starting over",
+                    !gen[0] ? "the record of changes was emptied (the database restarted, or was "
+                              "restored)"
+                            : "the record of changes is not this database's (restored from a "
+                              "dump with its rows): emptying it");
+            PQclear(r);
+            forget_all();
+            atomic_store(&looked_ns, 0);
+            snapshot[0] = '\0';
+            generation[0] = '\0';
+            if (!run_sql(c, RESTART_SQL, "starting the record of changes over"))
+                return;
+            continue;
+        }
+        bool first = !snapshot[0];
+        if (!first && (below > xmin || strcmp(gen, generation) != 0)) {
+            /* Rows this look needed may have been deleted (its last look was too long ago), or
+             * the record started over since (another daemon found it emptied): what it knew may
+             * be out of date. It starts over from this look's snapshot. */
+            log_msg(LOG_WARN, "listener", "%s: starting over",
+                    below > xmin ? "changes older than the last look were deleted"
+                                 : "the record of changes started over");
             forget_all();
         } else {
             /* The rows of each id, together. */
             for (int i = 0, n; i < PQntuples(r); i += n) {
                 for (n = 1; i + n < PQntuples(r) &&
-                            strcmp(PQgetvalue(r, i + n, 2), PQgetvalue(r, i, 2)) == 0;
+                            strcmp(PQgetvalue(r, i + n, COL_ID), PQgetvalue(r, i, COL_ID)) == 0;
                      n++)
                     ;
-                if (!PQgetisnull(r, i, 2))
+                if (!PQgetisnull(r, i, COL_ID))
                     heard_changes(r, i, n);
             }
         }
-        memcpy(snapshot, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
+        /* The first look after connecting: whatever was learned before its snapshot may have
+         * changed since unseen (a change committed between a read and this snapshot is in
+         * neither this look's rows nor any later look's): forgotten now, not at connecting. */
+        if (first)
+            forget_all();
+        memcpy(snapshot, now_snapshot, (size_t)PQgetlength(r, 0, COL_SNAPSHOT) + 1);
+        memcpy(generation, gen, (size_t)PQgetlength(r, 0, COL_GENERATION) + 1);
         xmin = strtoull(snapshot, NULL, 10);
         PQclear(r);
         /* Everything committed before the look was sent is in its snapshot, and now known. */
@@ -421,9 +501,9 @@ static void *run(void *arg)
     while (!atomic_load(&stop)) {
         PGconn *c = db_connect_as("m44d-listener");
         if (PQstatus(c) == CONNECTION_OK) {
-            /* Everything known so far may have changed unseen: forget it. */
+            /* Everything known so far may have changed unseen: forgotten at the first look
+             * (look_on); not current until then. */
             atomic_store(&looked_ns, 0);
-            forget_all();
             atomic_fetch_add(&connections, 1);
             atomic_store(&connected, true);
             log_msg(LOG_INFO, "listener", "looking at version changes");

@@ -799,15 +799,155 @@ static void test_two_changes_one_look(void)
     CU_ASSERT(version_moved(pg, &c, -1));
     CU_ASSERT_EQUAL(kill(d.pid, SIGCONT), 0);
     CU_ASSERT(daemon_seen_all(&d, 5000));
+    /* The version it knew is asked first (a read would put the entry right). */
+    CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 200);
+    CU_ASSERT_EQUAL(got, v + 1);
     /* A client that saw the version in between (through another daemon) is told it changed. */
     CU_ASSERT_EQUAL(get_status(&d, &c, v + 2, &got), 200);
     CU_ASSERT_EQUAL(got, v + 1);
     CU_ASSERT_EQUAL(get_status(&d, &c, v + 1, &got), 304);
-    CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 200);
-    CU_ASSERT_EQUAL(got, v + 1);
     PQfinish(pg);
     CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
     free(db);
+}
+
+/* A daemon and a campaign it has heard of, for the tests below: its own database. */
+struct heard {
+    char *db;
+    struct daemon d;
+    struct camp c;
+    long long v;
+    PGconn *pg;
+};
+
+static bool heard_start(struct heard *h, const char *name)
+{
+    memset(h, 0, sizeof *h);
+    h->db = tk_new_database(name);
+    if (!h->db || !daemon_start(&h->d, h->db, NULL))
+        return false;
+    h->pg = watched(h->db, &h->d, &h->d, name, &h->c, &h->v);
+    return h->pg != NULL;
+}
+
+static void heard_end(struct heard *h)
+{
+    PQfinish(h->pg);
+    CU_ASSERT_EQUAL(daemon_stop(&h->d, SIGTERM, 30), 0);
+    free(h->db);
+}
+
+/* A write whose transaction was running through looks (in their snapshots' running
+ * transactions: a later transaction ended first), committed after: seen by the next look. */
+static void test_change_across_looks(void)
+{
+    struct heard h;
+    CU_ASSERT_FATAL(heard_start(&h, "api_across"));
+    long long got;
+    PGconn *later = PQconnectdb(h.db);
+    CU_ASSERT_FATAL(PQstatus(later) == CONNECTION_OK);
+    CU_ASSERT(sql_ok(h.pg, "BEGIN"));
+    CU_ASSERT(version_moved(h.pg, &h.c, 1));
+    /* A transaction id after the write's, ended: the looks' snapshots reach past the write's. */
+    CU_ASSERT(sql_ok(later, "SELECT pg_current_xact_id()"));
+    PQfinish(later);
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v, &got), 304); /* not committed yet */
+    CU_ASSERT(sql_ok(h.pg, "COMMIT"));
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    long mem = daemon_metric(&h.d, "m44d_memory_answers_total");
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v, &got), 200);
+    CU_ASSERT_EQUAL(got, h.v + 1);
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v + 1, &got), 304);
+    CU_ASSERT(daemon_metric(&h.d, "m44d_memory_answers_total") > mem); /* heard, not read */
+    heard_end(&h);
+}
+
+/* The listener's connection is made again while a read and a change come between the connection
+ * and its first look (held back: the record's row locked): what the read learned must not be
+ * kept past the first look, whose snapshot already holds the change (no look would report it). */
+static void test_change_while_connecting(void)
+{
+    struct heard h;
+    CU_ASSERT_FATAL(heard_start(&h, "api_connecting"));
+    long long got;
+    PGconn *lock = PQconnectdb(h.db);
+    CU_ASSERT_FATAL(PQstatus(lock) == CONNECTION_OK);
+    long made = daemon_metric(&h.d, "m44d_version_listener_connections_total");
+    CU_ASSERT(sql_ok(lock, "BEGIN"));
+    CU_ASSERT(sql_ok(lock, "LOCK TABLE m44_changes_pruned IN ACCESS EXCLUSIVE MODE"));
+    CU_ASSERT(sql_ok(h.pg, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                           "application_name = 'm44d-listener' AND datname = current_database()"));
+    CU_ASSERT(
+        daemon_metric_becomes(&h.d, "m44d_version_listener_connections_total", made + 1, 10000));
+    CU_ASSERT_EQUAL(daemon_metric(&h.d, "m44d_version_listener_current"), 0);
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v, &got), 304); /* read, and learned */
+    CU_ASSERT(version_moved(h.pg, &h.c, 1));
+    CU_ASSERT(sql_ok(lock, "COMMIT"));
+    CU_ASSERT(daemon_metric_becomes(&h.d, "m44d_version_listener_current", 1, 10000));
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v, &got), 200);
+    CU_ASSERT_EQUAL(got, h.v + 1);
+    PQfinish(lock);
+    heard_end(&h);
+}
+
+/* The record of changes emptied while the listener's connection stays up (a crash empties it;
+ * behind a pooler the connection may outlive the server's): the daemon sees its row gone,
+ * forgets what it knew, and puts the row back. */
+static void test_record_emptied(void)
+{
+    struct heard h;
+    CU_ASSERT_FATAL(heard_start(&h, "api_emptied"));
+    long long got;
+    CU_ASSERT_EQUAL(kill(h.d.pid, SIGSTOP), 0);
+    CU_ASSERT(version_moved(h.pg, &h.c, 1));
+    CU_ASSERT(sql_ok(h.pg, "TRUNCATE m44_changes, m44_changes_pruned"));
+    CU_ASSERT_EQUAL(kill(h.d.pid, SIGCONT), 0);
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v, &got), 200);
+    CU_ASSERT_EQUAL(got, h.v + 1);
+    CU_ASSERT_EQUAL(count_of(h.pg, "SELECT count(*) FROM m44_changes_pruned"), 1);
+    /* Heard again after: the next change answered from what is heard. */
+    CU_ASSERT(version_moved(h.pg, &h.c, 1));
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    long mem = daemon_metric(&h.d, "m44d_memory_answers_total");
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v + 2, &got), 304);
+    CU_ASSERT_EQUAL(daemon_metric(&h.d, "m44d_memory_answers_total"), mem + 1);
+    heard_end(&h);
+}
+
+/* A record of changes that is not this database's (a dump restored with its rows): transaction
+ * ids it has not reached. Taken as changes, a row of it would give a version the campaign is
+ * not at; its prune mark would make every look start over. The daemon empties it and starts
+ * it over. */
+static void test_record_not_ours(void)
+{
+    struct heard h;
+    CU_ASSERT_FATAL(heard_start(&h, "api_not_ours"));
+    long long got;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO m44_changes (xid, id, version, kind) VALUES ('900000000000', '%s', "
+             "%lld, 'c')",
+             h.c.id, h.v + 5);
+    CU_ASSERT(sql_ok(h.pg, sql));
+    const char *gone = "SELECT count(*) FROM m44_changes WHERE xid >= '900000000000'";
+    long long left = -1;
+    for (int t = 0; t < 5000 && (left = count_of(h.pg, gone)) != 0; t += 50)
+        tk_sleep_ms(50);
+    CU_ASSERT_EQUAL(left, 0);
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v + 5, &got), 200);
+    CU_ASSERT_EQUAL(got, h.v);
+    CU_ASSERT(sql_ok(h.pg, "UPDATE m44_changes_pruned SET below = '900000000000'"));
+    const char *mark = "SELECT count(*) FROM m44_changes_pruned WHERE below < '900000000000'";
+    for (int t = 0; t < 5000 && (left = count_of(h.pg, mark)) != 1; t += 50)
+        tk_sleep_ms(50);
+    CU_ASSERT_EQUAL(left, 1);
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, h.v, &got), 304);
+    heard_end(&h);
 }
 
 #define READ_FOUND(how) "m44d_state_reads_total{found=\"" how "\"}"
@@ -1117,6 +1257,13 @@ void register_concurrency_tests(void)
                 test_changes_deleted_unseen);
     CU_add_test(s, "versions heard: two changes seen at once, the later one lower",
                 test_two_changes_one_look);
+    CU_add_test(s, "versions heard: a change committed across looks", test_change_across_looks);
+    CU_add_test(s, "versions heard: a change made while the listener connects is not hidden",
+                test_change_while_connecting);
+    CU_add_test(s, "versions heard: the record of changes emptied under the listener",
+                test_record_emptied);
+    CU_add_test(s, "versions heard: a record of changes not this database's is started over",
+                test_record_not_ours);
     CU_add_test(s, "a read takes the campaign held in memory while it is the one stored",
                 test_state_read);
     CU_add_test(s, "a thousand long polls, one write: every one answered", test_thousand_polls);
