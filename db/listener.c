@@ -112,9 +112,10 @@ enum how { HEARD, LEARNED, WROTE };
 
 /* Sets (never lowers) the version of `id`. News from a request (LEARNED: read from the
  * database; WROTE: its own commit) makes an entry only when it began after the last reset and
- * the last eviction there (else it may be older than what was forgotten), and changes one only
- * when it began after the last look that set it (else it may be older than what was seen: a
- * version set back by hand would be raised again); a read clears a doubt that came before it. A
+ * the last eviction there (else it may be older than what was forgotten); a read changes one
+ * only when it began after the last look that set it (else it may be older than what was seen:
+ * a version set back by hand would be raised again), while a write's own commit always does (a
+ * client reads its own writes); a read clears a doubt that came before it. A
  * change seen below the version kept (a version set back by hand) forgets it: read again. */
 static void keep(enum how how, unsigned long ticket, const char *id, enum vkind kind,
                  long long version)
@@ -123,7 +124,7 @@ static void keep(enum how how, unsigned long ticket, const char *id, enum vkind 
         return;
     pthread_mutex_t *m;
     struct entry *s = find(id, how == HEARD ? MAKE : MAKE_NEW, ticket, &m);
-    if (s && how != HEARD && s->heard_at && ticket <= s->heard_at)
+    if (s && how == LEARNED && s->heard_at && ticket <= s->heard_at)
         s = NULL;
     if (s) {
         if (how == LEARNED && s->doubt && ticket > s->doubt)

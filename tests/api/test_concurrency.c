@@ -313,6 +313,23 @@ static void test_two_daemons(void)
 #define STATE_FOUND(how) "m44d_state_writes_total{found=\"" how "\"}"
 #define MOVED_ON_AGAIN   "m44d_db_transactions_run_again_total{cause=\"moved_on\"}"
 
+/* The two tests below: a second daemon on the same database, started in `other`, and a
+ * campaign of table dice whose first battle the Allies rolled for through this one (which so
+ * holds it). */
+#define TABLE_FACES "{\"faces\":[\"infantry\",\"armor\"]}"
+
+static struct camp held_here(struct daemon *other)
+{
+    CU_ASSERT_FATAL(daemon_start(other, api_conninfo, NULL));
+    struct camp c = new_campaign("standard", "table");
+    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
+    struct http_resp *r =
+        camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", TABLE_FACES);
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    return c;
+}
+
 /* A reserve roll on a campaign held here, which another daemon moved on since (the Allies chose
  * their reserves there, spending a token): the roll sends its version bump first, made only at
  * the version held, so it finds out, runs again from a fresh load, and nothing the other write
@@ -322,13 +339,9 @@ static void test_two_daemons(void)
 static void test_held_roll_moved_on(void)
 {
     struct daemon other;
-    CU_ASSERT_FATAL(daemon_start(&other, api_conninfo, NULL));
-    struct camp c = new_campaign("standard", "table");
-    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
-    const char *faces = "{\"faces\":[\"infantry\",\"armor\"]}";
-    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", faces);
-    CU_ASSERT_EQUAL(r->status, 201);
-    http_free(r);
+    struct camp c = held_here(&other);
+    const char *faces = TABLE_FACES;
+    struct http_resp *r;
     r = camp_post(&other, &c, ALLIES, "/battles/1/reserve-choice",
                   "{\"options\":[{\"id\":\"infantry@0\"}]}");
     CU_ASSERT_EQUAL(r->status, 200);
@@ -391,13 +404,9 @@ static void test_held_roll_moved_on(void)
 static void test_state_moved_on(void)
 {
     struct daemon other;
-    CU_ASSERT_FATAL(daemon_start(&other, api_conninfo, NULL));
-    struct camp c = new_campaign("standard", "table");
-    CU_ASSERT_EQUAL(battle(&api_daemon, &c, 1), 201);
-    const char *faces = "{\"faces\":[\"infantry\",\"armor\"]}";
-    struct http_resp *r = camp_post(&api_daemon, &c, ALLIES, "/battles/1/reserve-roll", faces);
-    CU_ASSERT_EQUAL(r->status, 201);
-    http_free(r);
+    struct camp c = held_here(&other);
+    const char *faces = TABLE_FACES;
+    struct http_resp *r;
     /* Kept here: the allies rolled, the axis did not. The other daemon rolls for the axis. */
     r = camp_post(&other, &c, AXIS, "/battles/1/reserve-roll", faces);
     CU_ASSERT_EQUAL(r->status, 201);
