@@ -788,38 +788,6 @@ static void test_changes_deleted_unseen(void)
     free(db);
 }
 
-/* Two changes of one campaign seen in one look: which committed last is not told by the rows
- * (a transaction may take its id before another and commit after it), so neither is taken for
- * the version now. Here the later one sets it back (a restore by hand): a client that saw the
- * version in between must not be told nothing changed, and the version left is answered 304. */
-static void test_two_changes_one_look(void)
-{
-    char *db = tk_new_database("api_twice");
-    CU_ASSERT_FATAL(db != NULL);
-    struct daemon d;
-    CU_ASSERT_FATAL(daemon_start(&d, db, NULL));
-    struct camp c;
-    long long v, got;
-    PGconn *pg = watched(db, &d, &d, "Twice", &c, &v);
-    CU_ASSERT_FATAL(pg != NULL);
-    /* Stopped while both are made: its next look sees them together. */
-    CU_ASSERT_EQUAL(kill(d.pid, SIGSTOP), 0);
-    CU_ASSERT(version_moved(pg, &c, 2));
-    CU_ASSERT(version_moved(pg, &c, -1));
-    CU_ASSERT_EQUAL(kill(d.pid, SIGCONT), 0);
-    CU_ASSERT(daemon_seen_all(&d, 5000));
-    /* The version it knew is asked first (a read would put the entry right). */
-    CU_ASSERT_EQUAL(get_status(&d, &c, v, &got), 200);
-    CU_ASSERT_EQUAL(got, v + 1);
-    /* A client that saw the version in between (through another daemon) is told it changed. */
-    CU_ASSERT_EQUAL(get_status(&d, &c, v + 2, &got), 200);
-    CU_ASSERT_EQUAL(got, v + 1);
-    CU_ASSERT_EQUAL(get_status(&d, &c, v + 1, &got), 304);
-    PQfinish(pg);
-    CU_ASSERT_EQUAL(daemon_stop(&d, SIGTERM, 30), 0);
-    free(db);
-}
-
 /* A daemon and a campaign it has heard of, for the tests below: its own database. */
 struct heard {
     char *db;
@@ -844,6 +812,31 @@ static void heard_end(struct heard *h)
     PQfinish(h->pg);
     CU_ASSERT_EQUAL(daemon_stop(&h->d, SIGTERM, 30), 0);
     free(h->db);
+}
+
+/* Two changes of one campaign seen in one look: which committed last is not told by the rows
+ * (a transaction may take its id before another and commit after it), so neither is taken for
+ * the version now. Here the later one sets it back (a restore by hand): a client that saw the
+ * version in between must not be told nothing changed, and the version left is answered 304. */
+static void test_two_changes_one_look(void)
+{
+    struct heard h;
+    CU_ASSERT_FATAL(heard_start(&h, "api_twice"));
+    long long v = h.v, got;
+    /* Stopped while both are made: its next look sees them together. */
+    CU_ASSERT_EQUAL(kill(h.d.pid, SIGSTOP), 0);
+    CU_ASSERT(version_moved(h.pg, &h.c, 2));
+    CU_ASSERT(version_moved(h.pg, &h.c, -1));
+    CU_ASSERT_EQUAL(kill(h.d.pid, SIGCONT), 0);
+    CU_ASSERT(daemon_seen_all(&h.d, 5000));
+    /* The version it knew is asked first (a read would put the entry right). */
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, v, &got), 200);
+    CU_ASSERT_EQUAL(got, v + 1);
+    /* A client that saw the version in between (through another daemon) is told it changed. */
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, v + 2, &got), 200);
+    CU_ASSERT_EQUAL(got, v + 1);
+    CU_ASSERT_EQUAL(get_status(&h.d, &h.c, v + 1, &got), 304);
+    heard_end(&h);
 }
 
 /* A write whose transaction was running through looks (in their snapshots' running
