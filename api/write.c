@@ -217,6 +217,67 @@ static enum db_tx check_state(struct db *db, struct write_ctx *w)
     return check_held_state(db, w->r, w->c, true) == C_OK ? DB_TX_OK : DB_TX_ERROR;
 }
 
+/* The lookup of the request's Idempotency-Key (derived into w->idem, its request's hash in
+ * w->request_hash): DB_TX_OK for a key not seen (within its time to live); DB_TX_ABORT with the
+ * stored answer to replay (w->replay), or with a refusal (a key used for another request, or a
+ * key a re-issue replaced, `replaced`); DB_TX_ERROR. */
+static enum db_tx key_lookup(struct db *db, struct write_ctx *w, enum role replaced)
+{
+    struct idem *ik = &w->idem;
+    const char *hash = w->request_hash;
+    char ttl[16];
+    snprintf(ttl, sizeof ttl, "%u", http_options()->idempotency_ttl);
+    PGresult *res = db_idem_get(db, ik->id_hex, ttl);
+    if (!res)
+        return DB_TX_ERROR;
+    if (PQntuples(res) != 1) {
+        PQclear(res);
+        return DB_TX_OK;
+    }
+    bool same = strcmp(PQgetvalue(res, 0, 0), hash) == 0;
+    if (same && replaced != ROLE_NONE && w->op->returns_keys &&
+        !(w->op->reissues && *w->op->reissues == replaced)) {
+        PQclear(res);
+        return refuse_replaced(w, replaced);
+    }
+    if (same) {
+        w->replay_body = idem_open(ik, PQgetvalue(res, 0, 2));
+        w->replay_status = atoi(PQgetvalue(res, 0, 1));
+        snprintf(w->replay_etag, sizeof w->replay_etag, "%s", PQgetvalue(res, 0, 3));
+        snprintf(w->replay_location, sizeof w->replay_location, "%s", PQgetvalue(res, 0, 4));
+    }
+    PQclear(res);
+    if (same && !w->replay_body) {
+        log_msg(LOG_ERROR, "http", "a stored response for an Idempotency-Key does not open");
+        return DB_TX_ERROR;
+    }
+    if (same) {
+        w->replay = true;
+        return DB_TX_ABORT; /* nothing new is written */
+    }
+    if (replaced != ROLE_NONE)
+        return refuse_replaced(w, replaced);
+    return refuse_tx(w, PROBLEM_IDEMPOTENCY_KEY_REUSED,
+                     "This Idempotency-Key was used for a different request; use a new key for "
+                     "a new request.");
+}
+
+/* A refusal, or an answer without a write (DB_TX_ABORT), decided while the key's lookup waited
+ * (`later`): an answer stored for the key goes before it, as when the key is looked up first. */
+static enum db_tx key_first(struct db *db, struct write_ctx *w, bool later, enum db_tx decided)
+{
+    if (!later || decided != DB_TX_ABORT)
+        return decided;
+    struct cerr kept = w->err;
+    enum db_tx rc = key_lookup(db, w, ROLE_NONE);
+    if (rc == DB_TX_OK) {
+        w->err = kept;
+        return DB_TX_ABORT;
+    }
+    w->unchanged = false; /* the stored answer, or the key's refusal, is the answer */
+    return rc;
+}
+
 static enum db_tx tx_body(struct db *db, struct write_ctx *w);
 
 static enum db_tx tx(struct db *db, void *arg)
@@ -300,8 +361,9 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         }
     }
     const char *idem = req_header(r, "Idempotency-Key");
-    char hash[65];
     struct idem *ik = &w->idem;
+    /* Whether the key's lookup waits (below). */
+    bool later = false;
     if (idem) {
         /* A campaign's requests share its scope; creation and import are scoped by route and
          * client, so two clients' keys never meet by accident. */
@@ -311,45 +373,21 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
             snprintf(scope_buf, sizeof scope_buf, "%s %s|%s", r->method, r->route->pattern,
                      r->client);
         idem_derive(scoped ? scope : scope_buf, idem, ik);
-        request_hash(r, w->role != ROLE_NONE ? w->role : replaced, key, hash);
+        request_hash(r, w->role != ROLE_NONE ? w->role : replaced, key, w->request_hash);
         if (!scoped && db_idem_lock(db, ik->id_hex) < 0)
             return DB_TX_ERROR;
-        char ttl[16];
-        snprintf(ttl, sizeof ttl, "%u", http_options()->idempotency_ttl);
-        PGresult *res = db_idem_get(db, ik->id_hex, ttl);
-        if (!res)
-            return DB_TX_ERROR;
-        if (PQntuples(res) == 1) {
-            bool same = strcmp(PQgetvalue(res, 0, 0), hash) == 0;
-            if (same && replaced != ROLE_NONE && w->op->returns_keys &&
-                !(w->op->reissues && *w->op->reissues == replaced)) {
-                PQclear(res);
-                return refuse_replaced(w, replaced);
-            }
-            if (same) {
-                w->replay_body = idem_open(ik, PQgetvalue(res, 0, 2));
-                w->replay_status = atoi(PQgetvalue(res, 0, 1));
-                snprintf(w->replay_etag, sizeof w->replay_etag, "%s", PQgetvalue(res, 0, 3));
-                snprintf(w->replay_location, sizeof w->replay_location, "%s",
-                         PQgetvalue(res, 0, 4));
-            }
-            PQclear(res);
-            if (same && !w->replay_body) {
-                log_msg(LOG_ERROR, "http",
-                        "a stored response for an Idempotency-Key does not open");
-                return DB_TX_ERROR;
-            }
-            if (same) {
-                w->replay = true;
-                return DB_TX_ABORT; /* nothing new is written */
-            }
-            if (replaced != ROLE_NONE)
-                return refuse_replaced(w, replaced);
-            return refuse_tx(w, PROBLEM_IDEMPOTENCY_KEY_REUSED,
-                             "This Idempotency-Key was used for a different request; use a new "
-                             "key for a new request.");
+        /* On a campaign held in memory, the key is taken as new, and the write goes to the
+         * database in one round trip: its lookup, a read, would be a round trip of its own
+         * before the write. The answer is then stored only if none is for this key, else the
+         * transaction fails as one that moved on (db_idem_insert_new), and runs again from a
+         * load with the key looked up first; a refusal, or an answer without a write, looks it
+         * up before it is given (key_first). A key a re-issue replaced is looked up at once. */
+        later = w->held && replaced == ROLE_NONE;
+        if (!later) {
+            enum db_tx rc = key_lookup(db, w, replaced);
+            if (rc != DB_TX_OK)
+                return rc;
         }
-        PQclear(res);
     }
     if (replaced != ROLE_NONE)
         return refuse_replaced(w, replaced);
@@ -357,15 +395,17 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         char etag[40];
         etag_of(w->op->campaign ? w->c->version : w->g->version, etag, sizeof etag);
         if (!if_match_ok(req_header(r, "If-Match"), etag))
-            return refuse_tx(w, PROBLEM_PRECONDITION_FAILED,
-                             "The campaign is now at version %s; read it again before writing.",
-                             etag);
+            return key_first(
+                db, w, later,
+                refuse_tx(w, PROBLEM_PRECONDITION_FAILED,
+                          "The campaign is now at version %s; read it again before writing.",
+                          etag));
     }
     enum cres rc = w->op->action(db, w);
     if (rc != C_OK)
-        return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
+        return rc == C_REFUSED ? key_first(db, w, later, DB_TX_ABORT) : DB_TX_ERROR;
     if (w->unchanged)
-        return DB_TX_ABORT; /* answered as it is, nothing written */
+        return key_first(db, w, later, DB_TX_ABORT); /* answered as it is, nothing written */
     /* What the action wrote carries its log entry (for an undo); then the campaign's row. */
     if (w->op->campaign && (campaign_stamp(db, w->c) != C_OK || campaign_save(db, w->c) != C_OK))
         return DB_TX_ERROR;
@@ -388,9 +428,11 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         char status[8], etag[40];
         snprintf(status, sizeof status, "%d", w->status);
         etag_of(write_version(w), etag, sizeof etag);
-        const char *p[] = {ik->id_hex, hash, status,
-                           sealed,     etag, w->location[0] ? w->location : NULL};
-        bool queued = sealed && db_idem_insert(db, p);
+        const char *p[] = {
+            ik->id_hex, w->request_hash, status, sealed, etag, w->location[0] ? w->location : NULL};
+        char ttl[16];
+        snprintf(ttl, sizeof ttl, "%u", http_options()->idempotency_ttl);
+        bool queued = sealed && (later ? db_idem_insert_new(db, p, ttl) : db_idem_insert(db, p));
         free(sealed);
         /* Keep the exact bytes for the reply too, so a replay is identical. */
         w->replay_body = body;
@@ -527,4 +569,5 @@ void write_run(struct req *r, const struct write_op *op)
     campaign_free(w.c);
     free(w.g);
     idem_forget(&w.idem);
+    sodium_memzero(w.request_hash, sizeof w.request_hash);
 }

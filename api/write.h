@@ -80,8 +80,10 @@ struct write_ctx {
     int replay_status;
     char *replay_body;
     char replay_etag[40], replay_location[160];
-    /* the request's Idempotency-Key, derived; zeroed after the reply */
+    /* the request's Idempotency-Key, derived, and the hash of the request it is for (hex);
+     * zeroed after the reply */
     struct idem idem;
+    char request_hash[65];
 };
 
 void write_run(struct req *r, const struct write_op *op);

@@ -18,6 +18,15 @@ pg_ticks() {
     for p in $(pgrep -P "$pm"); do awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || true; done
   } | awk '{ s += $1 } END { print s }'
 }
+# PostgreSQL's server processes (pg_children [DATADIR]), and pg_settle N [DATADIR]: waits (at
+# most 5 s) until there are no more than N: the backends of a client that just left may still
+# be ending, and one that ends between pg_ticks' two reads (the postmaster's, then its
+# children's) would be counted in neither.
+pg_children() { pgrep -c -P "$(head -1 "${1:-$host/data}/postmaster.pid")"; }
+pg_settle() {
+  local i
+  for i in $(seq 100); do [ "$(pg_children "${2:-}")" -le "$1" ] && return; sleep 0.05; done
+}
 ms_per() { # TICKS0 TICKS1 REQUESTS -> milliseconds per request, or "-"
   if [ -z "$1" ]; then echo "-"; return; fi
   awk -v a="$1" -v b="$2" -v n="$3" -v t="$TICK_MS" 'BEGIN { if (n > 0) printf "%.4f", (b - a) * t / n; else print "-" }'

@@ -10,6 +10,7 @@
  *                                                    connection i (from 0) sends lines i,
  *                                                    i + CONNS, i + 2 CONNS... one after the
  *                                                    other (a game played step by step)
+ *   -k (with -p or -s): each POST with an Idempotency-Key of its own, as the page sends
  * Output: one line "requests=N ok=N errors=N rps=X p50_ms=X p99_ms=X max_ms=X".
  */
 #include <arpa/inet.h>
@@ -31,7 +32,7 @@ struct line {
 
 static struct line *lines;
 static size_t nlines;
-static bool posting, sequenced;
+static bool posting, sequenced, keyed;
 static int nconns;
 static atomic_size_t next_line;
 static double deadline;
@@ -113,10 +114,14 @@ static void *work(void *arg)
             if (k >= nlines)
                 break;
             l = &lines[k];
+            char key[64] = "";
+            if (keyed)
+                snprintf(key, sizeof key, "Idempotency-Key: loadgen-%ld-%zu\r\n", (long)getpid(),
+                         k);
             snprintf(req, sizeof req,
-                     "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"
+                     "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n%s"
                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                     l->path, host, l->extra, strlen(l->body), l->body);
+                     l->path, host, l->extra, key, strlen(l->body), l->body);
         } else {
             l = &lines[i++ % nlines];
             if (l->extra)
@@ -213,7 +218,7 @@ int main(int argc, char **argv)
     double seconds = 5;
     const char *file = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "c:d:g:p:s:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:d:g:kp:s:")) != -1) {
         switch (opt) {
         case 'c':
             conns = atoi(optarg);
@@ -223,6 +228,9 @@ int main(int argc, char **argv)
             break;
         case 'g':
             file = optarg;
+            break;
+        case 'k':
+            keyed = true;
             break;
         case 'p':
         case 's':
@@ -237,7 +245,8 @@ int main(int argc, char **argv)
     if (!file || optind >= argc || conns < 1 || conns > 1024 ||
         sscanf(argv[optind], "%63[^:]:%d", host, &port) != 2) {
         fprintf(stderr,
-                "usage: loadgen -c CONNS -d SECONDS (-g PATHS | -p POSTS | -s POSTS) HOST:PORT\n");
+                "usage: loadgen -c CONNS -d SECONDS (-g PATHS | [-k] -p POSTS | [-k] -s POSTS) "
+                "HOST:PORT\n");
         return 2;
     }
     nconns = conns;

@@ -10,6 +10,11 @@
 #     execution time per roll; the server's CPU outside any statement's execution (receiving,
 #     parsing and binding, commit, the WAL) is the rest;
 #   - the same for pgbench's UPDATE + INSERT in one transaction, the baseline of make bench;
+#   - PostgreSQL's CPU by what it was doing (perf on the whole machine, when installed; call
+#     graphs read by bench/pg-phases.awk): receiving, planning, starting, running and ending the
+#     statements, their triggers (the foreign keys' checks, the record of changes), committing;
+#     and parts of it wherever they ran (ON CONFLICT's look for a clash, CHECK constraints,
+#     index entries, jsonb and arrays read, the WAL), for the warm rolls and for pgbench;
 #   - m44d's own CPU by library and by function (perf, when installed), during the warm rolls.
 # Figures are printed, never judged; bench/RESULTS.md reads one run. M44_BENCH_SECONDS: the
 # length of each pass (default 8).
@@ -24,6 +29,7 @@ pgdir=$(mktemp -d /tmp/m44-profile-pg.XXXXXX)
 chmod 755 "$pgdir"
 M44_PID= # the daemon, once m44d_up has started it
 cleanup() {
+  [ -n "${pg_perf_pid:-}" ] && kill -INT "$pg_perf_pid" 2>/dev/null || true
   [ -n "$M44_PID" ] && kill "$M44_PID" 2>/dev/null || true
   wait 2>/dev/null || true
   scripts/pg.sh destroy "$pgdir" >/dev/null 2>&1 || true
@@ -87,6 +93,29 @@ SQL
 )
 }
 reset() { psqlq -d bench -c "SELECT pg_stat_statements_reset()" >/dev/null; }
+# perf, when installed and allowed to record here: the whole machine's (for PostgreSQL's
+# processes) from pg_perf_start NAME to pg_perf_end, into $out/pg-NAME.data.
+PERF=
+if command -v perf >/dev/null && perf record -q -o "$out/probe.data" -- true >/dev/null 2>&1 &&
+  perf record -q -a -o "$out/probe.data" -- true >/dev/null 2>&1; then
+  PERF=1
+fi
+pg_perf_pid=
+pg_perf_start() {
+  [ -n "$PERF" ] || return 0
+  perf record -q -a -g -F 1999 -o "$out/pg-$1.data" >/dev/null 2>&1 &
+  pg_perf_pid=$!
+}
+pg_perf_end() {
+  [ -n "$pg_perf_pid" ] || return 0
+  kill -INT "$pg_perf_pid" 2>/dev/null || true
+  wait "$pg_perf_pid" 2>/dev/null || true
+  pg_perf_pid=
+}
+# pg_phases NAME: bench/pg-phases.awk on $out/pg-NAME.data ("phase|part FUNCTION PERCENT").
+pg_phases() {
+  perf script -i "$out/pg-$1.data" -F comm,ip,sym 2>/dev/null | awk -f bench/pg-phases.awk
+}
 # The CPU, in milliseconds, of a command run by the shell (user + system), into the named var.
 timed() {
   local var=$1 t; shift
@@ -98,9 +127,13 @@ echo "== pgbench: UPDATE + INSERT in one transaction (16 connections)" >&2
 baseline_script "$out/pgbench.sql"
 chmod a+r "$out/pgbench.sql"
 reset
+n0=$(pg_children "$host/data")
+pg_perf_start pgbench
 p0=$(pg_ticks "$host/data")
 timed pgb_cpu as_m44 "$pgbin/pgbench" -n -M prepared -h "$host" -U m44 -f "$(realpath "$out/pgbench.sql")" -c 16 -j 2 -T "$SECS" bench
+pg_settle "$n0" "$host/data"
 p1=$(pg_ticks "$host/data")
+pg_perf_end
 pgb_n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out/timed.out")
 pgb_tps=$(sed -n 's/^tps = \([0-9]*\).*/\1/p' "$out/timed.out")
 pgb_pg=$(ms_per "$p0" "$p1" "$pgb_n")
@@ -114,15 +147,17 @@ C=$($LG -c 16 -d "$SECS" -p "$out/targets.txt" "127.0.0.1:$port")
 roll_targets 1 "$(field requests "$C")" x >"$out/targets.txt"
 reset
 perf_pid=
-if command -v perf >/dev/null && perf record -q -o "$out/probe.data" -- true >/dev/null 2>&1; then
+if [ -n "$PERF" ]; then
   perf record -q -F 999 -g -p "$M44_PID" -o "$out/perf.data" -- sleep "$SECS" >/dev/null 2>&1 &
   perf_pid=$!
 fi
+pg_perf_start warm
 p0=$(pg_ticks "$host/data"); m0=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
 timed lg_cpu "$LG" -c 16 -d "$SECS" -p "$out/targets.txt" "127.0.0.1:$port"
 W=$(cat "$out/timed.out")
 p1=$(pg_ticks "$host/data"); m1=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
 [ -n "$perf_pid" ] && { wait "$perf_pid" || true; }
+pg_perf_end
 w_n=$(field ok "$W")
 hits=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^m44d_state_writes_total{found="hit"} \([0-9]*\).*/\1/p')
 down
@@ -149,6 +184,56 @@ client sent, summed; the rest of the server's CPU is spent outside them, receivi
 binding, committing and writing the WAL.)
 EOF
 cat "$out/pgbench-statements.md" "$out/m44d-statements.md"
+if [ -n "$PERF" ]; then
+  pg_phases pgbench >"$out/pg-pgbench.txt"
+  pg_phases warm >"$out/pg-warm.txt"
+  # phase_row KIND FUNCTION WORDS: the share of the kind and function in each pass, as
+  # milliseconds of PostgreSQL's CPU per transaction or roll.
+  phase_row() {
+    local a b
+    a=$(awk -v k="$1" -v f="$2" '$1 == k && $2 == f { print $3 }' "$out/pg-pgbench.txt")
+    b=$(awk -v k="$1" -v f="$2" '$1 == k && $2 == f { print $3 }' "$out/pg-warm.txt")
+    awk -v w="$3" -v a="${a:-0}" -v b="${b:-0}" -v pa="$pgb_pg" -v pb="$w_pg" \
+      'BEGIN { printf "| %s | %.4f | %.4f |\n", w, a * pa / 100, b * pb / 100 }'
+  }
+  cat <<EOF
+
+PostgreSQL's CPU by what it was doing, in milliseconds per transaction or roll (perf, the whole
+machine during each pass, the samples of PostgreSQL's processes, in call graphs: a sample
+counts in the outermost of these phases on its stack, so the statements a trigger runs count
+as the trigger's; each share times the CPU per transaction above):
+
+| PostgreSQL was | pgbench's transaction ms | m44d's warm roll ms |
+|---|---|---|
+$(phase_row phase pq_getbyte "reading what the client sent")
+$(phase_row phase GetCachedPlan "taking each statement's prepared plan")
+$(phase_row phase standard_ExecutorStart "starting each statement: opening its tables and indexes, building its expressions")
+$(phase_row phase standard_ExecutorRun "running the statements")
+$(phase_row phase standard_ExecutorFinish "running the triggers at each statement's end (the foreign keys' checks, the record of changes)")
+$(phase_row phase standard_ExecutorEnd "ending each statement")
+$(phase_row phase CommitTransactionCommand "committing, the WAL's flush included")
+$(phase_row phase PostgresMain "in the rest of its loop (messages in and out, a transaction's start)")
+$(phase_row phase other "outside the backends' work (the WAL writer and the other background processes)")
+
+Parts of that CPU, wherever they ran (a sample counts in each of these on its stack):
+
+| part | pgbench's transaction ms | m44d's warm roll ms |
+|---|---|---|
+$(phase_row part index_getnext_slot "finding a row through an index (the row updated; the row a foreign key names)")
+$(phase_row part heap_update "updating the row")
+$(phase_row part heap_insert "adding rows")
+$(phase_row part ExecInsertIndexTuples "adding their index entries")
+$(phase_row part ExecCheckIndexConstraints "looking for a clash before adding a row (ON CONFLICT)")
+$(phase_row part ExecConstraints "checking CHECK constraints and NOT NULL")
+$(phase_row part plpgsql_exec_function "PL/pgSQL functions the statements call (m44_still)")
+$(phase_row part SPI_execute_snapshot "the foreign keys' checks")
+$(phase_row part plpgsql_exec_trigger "the trigger that records a version's change (m44_changes)")
+$(phase_row part jsonb_in "reading JSON into jsonb (the roll's details, its log line)")
+$(phase_row part array_in "reading arrays (the roll's faces)")
+$(phase_row part XLogInsert "writing the WAL's records")
+$(phase_row part XLogFlush "flushing the WAL at commit")
+EOF
+fi
 if [ -s "$out/perf.data" ]; then
   echo
   echo "m44d's CPU during the warm pass, by library (perf, $(perf version 2>/dev/null | head -1); self time):"

@@ -54,14 +54,6 @@ row() { rows+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
 # ended: the postmaster reaps them) and of one process. cpu_row LABEL PG0 PG1 M0 M1 N adds a
 # row of the CPU table: milliseconds per request of each.
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-pg_children() { pgrep -c -P "$(head -1 "$host/data/postmaster.pid")"; }
-# Waits (at most 5 s) until PostgreSQL has no more server processes than $1: the backends of a
-# client that just left may still be ending, and one that ends between pg_ticks' two reads
-# (the postmaster's, then its children's) would be counted in neither.
-pg_settle() {
-  local i
-  for i in $(seq 100); do [ "$(pg_children)" -le "$1" ] && return; sleep 0.05; done
-}
 cpu_rows=()
 cpu_row() { # LABEL PG0 PG1 M0 M1 REQUESTS
   cpu_rows+=("| $1 | $(ms_per "$2" "$3" "$6") | $(ms_per "$4" "$5" "$6") |")
@@ -206,12 +198,25 @@ if [ -n "${PERF_PID:-}" ]; then
 fi
 HITS1=$(state_found "$PORT" hit)
 cpu_row "m44d: POST .../reserve-roll, warm" "$P0" "$P1" "$T0" "$T1" "$(field ok "$W16")"
+# The same with an Idempotency-Key each, as the page sends every write: on the campaigns after
+# those rolled on above, warmed by an unmeasured pass of the Allies' rolls.
+K0=$((15001 + $(field requests "$M16")))
+roll_targets "$K0" 60000 a >"$out/rolls-keyed-cold.txt"
+KC=$($LG -c 16 -d "$SECS" -k -p "$out/rolls-keyed-cold.txt" "127.0.0.1:$PORT")
+roll_targets "$K0" "$((K0 - 1 + $(field requests "$KC")))" x >"$out/rolls-keyed-warm.txt"
+KHITS0=$(state_found "$PORT" hit)
+P0=$(pg_ticks); T0=$(proc_ticks "$M44_PID")
+KW16=$($LG -c 16 -d "$SECS" -k -p "$out/rolls-keyed-warm.txt" "127.0.0.1:$PORT")
+P1=$(pg_ticks); T1=$(proc_ticks "$M44_PID")
+KHITS1=$(state_found "$PORT" hit)
+cpu_row "m44d: POST .../reserve-roll, warm, with an Idempotency-Key" "$P0" "$P1" "$T0" "$T1" "$(field ok "$KW16")"
 row "pgbench: UPDATE + INSERT in one transaction" 1 "$(field rps "$PG1")" "$(field p50_ms "$PG1")" "$(field p99_ms "$PG1")" "baseline"
 row "m44d: POST .../reserve-roll, campaign not held (cold)" 1 "$(field rps "$M1")" "$(field p50_ms "$M1")" "$(field p99_ms "$M1")" "$(ratio "$(field rps "$M1")" "$(field rps "$PG1")") × pgbench"
 row "m44d: POST .../reserve-roll, campaign held (warm)" 1 "$(field rps "$W1")" "$(field p50_ms "$W1")" "$(field p99_ms "$W1")" "$(ratio "$(field rps "$W1")" "$(field rps "$PG1")") × pgbench"
 row "pgbench: UPDATE + INSERT in one transaction" 16 "$(field rps "$PG16")" "$(field p50_ms "$PG16")" "$(field p99_ms "$PG16")" "baseline"
 row "m44d: POST .../reserve-roll, campaign not held (cold)" 16 "$(field rps "$M16")" "$(field p50_ms "$M16")" "$(field p99_ms "$M16")" "$(ratio "$(field rps "$M16")" "$(field rps "$PG16")") × pgbench"
 row "m44d: POST .../reserve-roll, campaign held (warm)" 16 "$(field rps "$W16")" "$(field p50_ms "$W16")" "$(field p99_ms "$W16")" "$(ratio "$(field rps "$W16")" "$(field rps "$PG16")") × pgbench"
+row "m44d: POST .../reserve-roll, warm, with an Idempotency-Key (as the page sends)" 16 "$(field rps "$KW16")" "$(field p50_ms "$KW16")" "$(field p99_ms "$KW16")" "$(ratio "$(field rps "$KW16")" "$(field rps "$PG16")") × pgbench"
 echo "$M1 / $M16 / warm $W1 / $W16" >"$out/rolls-loadgen.txt"
 
 echo "== m44d: battle cycles" >&2
@@ -445,10 +450,10 @@ pgv=$("$pgbin/postgres" --version)
   printf '%s\n' "${vrows[@]}"
   echo
   echo "- m44d peak RSS under this load: $(( RSS_KB / 1024 )) MiB"
-  echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) of their $(( $(field requests "$W1") + $(field requests "$W16") )) requests (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign that no read or write of this daemon has held loads it (lock and load, one round trip with the battle's rolls; a campaign whose page was read first is held by that read, and its first write is warm)"
+  echo "- warm rolls: writes that started from the campaign held in memory during the warm rows: $((HITS1 - HITS0)) of their $(( $(field requests "$W1") + $(field requests "$W16") )) requests, with an Idempotency-Key $((KHITS1 - KHITS0)) of $(field requests "$KW16") (m44d_state_writes_total{found=\"hit\"}); cold: the first write on a campaign that no read or write of this daemon has held loads it (lock and load, one round trip with the battle's rolls; a campaign whose page was read first is held by that read, and its first write is warm)"
   echo "- battle cycle: $(field ok "$C16") actions answered 2xx, $(field errors "$C16") not; campaigns found $CYCLE_FOUND; compared with pgbench sending the cycle's own statements (bench/battle-cycle.sql, taken from PostgreSQL's log of one battle played through m44d; the db suite checks each against m44d's), whose latencies are those of a whole battle"
   echo "- start to /readyz 200: ${FIRST_READY_MS} ms on an empty database (migrations applied), ${READY_MS_AGAIN} ms with $((N + IN_USE)) campaigns"
-  echo "- a cold reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT), a warm one of one round trip (BEGIN, the version bump made only at the version held, the roll with its event-log line if it clashes with none, COMMIT; the load sends no Idempotency-Key, whose lookup would be a read first, and two round trips), against pgbench's four, plus HTTP, JSON and the rules; the rows \"m44d's reserve-roll SQL\" run the same statements from pgbench (bench/reserve-roll.sql, bench/reserve-roll-warm.sql), without m44d, and the row \"only the writes\" the cold roll's without its two reads, in one round trip"
+  echo "- a cold reserve-roll is one transaction of two round trips (BEGIN, lock and load the campaign with its battles, seeds and effects, the battle's rolls and choices | the roll with its event-log line, the version bump, COMMIT), a warm one of one round trip (BEGIN, the version bump made only at the version held, the roll with its event-log line if it clashes with none, COMMIT; with an Idempotency-Key, the key's answer stored in the same round trip, only if none is), against pgbench's four, plus HTTP, JSON and the rules; the rows \"m44d's reserve-roll SQL\" run the same statements from pgbench (bench/reserve-roll.sql, bench/reserve-roll-warm.sql), without m44d, and the row \"only the writes\" the cold roll's without its two reads, in one round trip"
   echo "- the 304s and the hello ran in $ROUNDS alternating rounds of $RSECS s each (304s first in odd rounds, the hello first in even ones); requests a second in each round, in order: 304s $NR_304; hello $NR_HELLO"
   echo "- the standing GET and its 304 are answered from the version seen in the database's record of changes (db/listener.c) and the rendering cached for it, on the HTTP thread, without the database; GETs answered so during the GET rows: ${MEM:-?} (m44d_memory_answers_total); a version not known is read (one primary-key lookup; under load one query reads the versions of all the GETs waiting); with --cache-entries 0 the campaign is rendered each time (the scale rows): loaded, or, in the row "held in memory", taken as this daemon's own write left it once one primary-key lookup has shown it is still at that version (reads in that row: ${HELD_READS:-?}, m44d_state_reads_total); the GET rows start after VACUUM and CHECKPOINT"
 } | tee "$out/results.md"

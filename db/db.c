@@ -377,6 +377,10 @@ static bool send_queued(struct db *db, bool want, struct sent *sent, int *nsent)
     return true;
 }
 
+/* BEGIN and COMMIT, prepared once a connection as any statement: not parsed again each time. */
+static struct db_statement st_begin = {"begin", "BEGIN", 0, 0};
+static struct db_statement st_commit = {"commit", "COMMIT", 0, 0};
+
 /*
  * Sends BEGIN (if pending), the queue, then `st` (if any; its result goes to *out) and COMMIT
  * (if `commit`), in one pipeline, and reads every result. Returns false if any failed: the
@@ -385,11 +389,11 @@ static bool send_queued(struct db *db, bool want, struct sent *sent, int *nsent)
 static bool pipeline(struct db *db, struct db_statement *st, const char *const *params,
                      PGresult **out, bool commit)
 {
-    struct sent sent[2 * DB_QUEUE_MAX + 6];
+    struct sent sent[2 * DB_QUEUE_MAX + 6]; /* each statement may go with its preparation */
     int nsent = 0;
     bool ok = PQenterPipelineMode(db->conn) == 1;
     if (ok && db->begin_pending) {
-        ok = PQsendQueryParams(db->conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) == 1;
+        ok = send_statement(db, &st_begin, NULL, sent, &nsent);
         sent[nsent++] = (struct sent){.kind = SENT_BEGIN};
     }
     /* Held-back writes first, in order; then the statement; then the reads, which so see what
@@ -401,7 +405,7 @@ static bool pipeline(struct db *db, struct db_statement *st, const char *const *
     }
     ok = ok && send_queued(db, true, sent, &nsent);
     if (ok && commit) {
-        ok = PQsendQueryParams(db->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) == 1;
+        ok = send_statement(db, &st_commit, NULL, sent, &nsent);
         sent[nsent++] = (struct sent){.kind = SENT_COMMIT};
     }
     if (!ok || !PQpipelineSync(db->conn)) {

@@ -17,6 +17,18 @@ static struct db_statement st_insert = {
     "status = EXCLUDED.status, body = EXCLUDED.body, etag = EXCLUDED.etag, "
     "location = EXCLUDED.location, at = now()",
     6, 0};
+/* An answer stored for a key that was not looked up first: an expired row gives way, a live one
+ * fails the transaction (migration 0016's m44_still). */
+static struct db_statement st_insert_new = {
+    "idem_insert_new",
+    "WITH i AS (INSERT INTO idempotency (key_hash, request_hash, status, body, etag, location) "
+    "VALUES (decode($1, 'hex'), decode($2, 'hex'), $3::int, decode($4, 'hex'), $5, $6) "
+    "ON CONFLICT (key_hash) DO UPDATE SET request_hash = EXCLUDED.request_hash, "
+    "status = EXCLUDED.status, body = EXCLUDED.body, etag = EXCLUDED.etag, "
+    "location = EXCLUDED.location, at = now() "
+    "WHERE idempotency.at <= now() - $7::int * interval '1 second' RETURNING 1) "
+    "SELECT m44_still(count(*) = 1, 'an answer is stored for this Idempotency-Key') FROM i",
+    7, 0};
 /* Serialises requests that share a key but have no campaign row to lock (creation, import). */
 static struct db_statement st_lock = {
     "idem_lock", "SELECT pg_advisory_xact_lock(hashtextextended($1, 44))", 1, 0};
@@ -32,6 +44,15 @@ PGresult *db_idem_get(struct db *db, const char *key_hash, const char *ttl)
 bool db_idem_insert(struct db *db, const char *const p[6])
 {
     return db_defer(db, &st_insert, p);
+}
+
+bool db_idem_insert_new(struct db *db, const char *const p[6], const char *ttl)
+{
+    const char *q[7];
+    for (int i = 0; i < 6; i++)
+        q[i] = p[i];
+    q[6] = ttl;
+    return db_defer(db, &st_insert_new, q);
 }
 
 long db_idem_lock(struct db *db, const char *key_hash)

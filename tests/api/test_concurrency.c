@@ -333,9 +333,9 @@ static struct camp held_here(struct daemon *other)
 /* A reserve roll on a campaign held here, which another daemon moved on since (the Allies chose
  * their reserves there, spending a token): the roll sends its version bump first, made only at
  * the version held, so it finds out, runs again from a fresh load, and nothing the other write
- * did is lost. A second roll of the same side is refused as ever (409), nothing written: at
- * once when a read went first (an Idempotency-Key's lookup) and confirmed the campaign held,
- * after running again from a load when the campaign held could not tell it apart. */
+ * did is lost. A second roll of the same side, with an Idempotency-Key, is refused as ever
+ * (409), nothing written, after running again from a load: the campaign held cannot tell it
+ * apart, and nothing is read before the write (the key's lookup waits). */
 static void test_held_roll_moved_on(void)
 {
     struct daemon other;
@@ -360,38 +360,113 @@ static void test_held_roll_moved_on(void)
     CU_ASSERT_EQUAL(http_int(r, "sides.allies.reserve_tokens"), 4);
     CU_ASSERT_EQUAL(http_int(r, "sides.axis.reserve_tokens"), 5);
     http_free(r);
-    /* Held again (read here since), and current: the same side rolls again with an
-     * Idempotency-Key (as the page sends every write), whose lookup is a read that sends the
-     * version check ahead of the roll. The campaign held is then confirmed, the battle's rolls
-     * are read as in any write, and the roll is refused at once (409): nothing written, nothing
-     * run again, the campaign still held. */
-    r = camp_get(&api_daemon, &c, "");
-    CU_ASSERT_EQUAL(r->status, 200);
-    http_free(r);
+    /* Held (as the roll left it), and current: the same side rolls again, with an
+     * Idempotency-Key as the page sends every write. Nothing is read first (the key is taken as
+     * new): the version bump goes first and the roll only if it clashes with none stored; it
+     * clashes, and the write runs again from a load (the key looked up first: no answer stored
+     * for it), which refuses it as ever, nothing written (the clash fails the write as a
+     * version moved on would, and is counted with them). */
     stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
     again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
-    long hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
     const char *idem[] = {"Idempotency-Key: held-roll-again-0123456789abcdef", NULL};
     char path[128];
     snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
     r = api(&api_daemon, "POST", path, &c, AXIS, faces, idem);
     assert_problem(r, 409, "already-done");
     http_free(r);
-    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
-    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale);
-    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
-    /* Without a key, nothing is read first: the version bump goes first and the roll only if it
-     * clashes with none stored; it clashes, and the write runs again from a load, which refuses
-     * it as ever, nothing written (the clash fails the write as a version moved on would, and
-     * is counted with them). */
-    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll", faces);
-    assert_problem(r, 409, "already-done");
-    http_free(r);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
+    CU_ASSERT_EQUAL(sql_long("SELECT count(*) FROM idempotency WHERE status = 409"), 0);
     CU_ASSERT_EQUAL(camp_version(&other, &c), v);
     assert_contiguous(&c, 2);
     CU_ASSERT_EQUAL(daemon_stop(&other, SIGTERM, 30), 0);
+}
+
+/* The count of the campaign's battles. */
+static long battles_of(const struct camp *c)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM battles WHERE campaign_id = '%s'", c->id);
+    return sql_long(sql);
+}
+
+/*
+ * A write with an Idempotency-Key on a campaign held in memory goes in one round trip: the key
+ * is taken as new, and the answer stored only if none is for it. The same request again, which
+ * the campaign held refuses (a battle is being played), gets the first answer at once, byte for
+ * byte. The key sent with another request, which the campaign held would do: the answer stored
+ * for the key fails that write, which runs again from a load with the key looked up first, and
+ * is refused as a key used for another request, nothing written. A roll sent again is given
+ * the same dice. A key whose answer expired is new again, done at once.
+ */
+static void test_key_on_held_campaign(void)
+{
+    struct camp c = new_campaign("standard", "server");
+    struct http_resp *r = camp_get(&api_daemon, &c, ""); /* held here from now on */
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    char path[160];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles", c.id);
+    const char *body = "{\"scenario\":\"Pegasus Bridge\",\"first_player\":\"allies\","
+                       "\"cards\":{\"allies\":5,\"axis\":5},\"medals_to_win\":4}";
+    const char *key[] = {"Idempotency-Key: held-battle-0123456789abcdef", NULL};
+    long hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
+    long again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
+    struct http_resp *a = api(&api_daemon, "POST", path, &c, ORGANIZER, body, key);
+    CU_ASSERT_EQUAL(a->status, 201);
+    long long v = camp_version(&api_daemon, &c);
+    struct http_resp *b = api(&api_daemon, "POST", path, &c, ORGANIZER, body, key);
+    CU_ASSERT_EQUAL(b->status, 201);
+    CU_ASSERT_EQUAL(a->len, b->len);
+    CU_ASSERT_EQUAL(memcmp(a->body, b->body, a->len), 0);
+    char replayed[16];
+    CU_ASSERT_PTR_NULL(http_header(a, "Idempotent-Replayed", replayed, sizeof replayed));
+    CU_ASSERT_PTR_NOT_NULL(http_header(b, "Idempotent-Replayed", replayed, sizeof replayed));
+    http_free(a);
+    http_free(b);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 2);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
+    CU_ASSERT_EQUAL(battles_of(&c), 1);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), v);
+    /* The battle's key sent with the Allies' reserve roll, which the campaign held would do. */
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
+    r = api(&api_daemon, "POST", path, &c, ALLIES, "{}", key);
+    assert_problem(r, 422, "idempotency-key-reused");
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
+    CU_ASSERT_EQUAL(roll_count(&c), 0);
+    CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), v);
+    /* The roll with a key of its own, sent twice: the same dice. */
+    const char *rkey[] = {"Idempotency-Key: held-roll-0123456789abcdef", NULL};
+    a = api(&api_daemon, "POST", path, &c, ALLIES, "{}", rkey);
+    CU_ASSERT_EQUAL(a->status, 201);
+    b = api(&api_daemon, "POST", path, &c, ALLIES, "{}", rkey);
+    CU_ASSERT_EQUAL(b->status, 201);
+    CU_ASSERT_EQUAL(a->len, b->len);
+    CU_ASSERT_EQUAL(memcmp(a->body, b->body, a->len), 0);
+    CU_ASSERT_PTR_NOT_NULL(http_header(b, "Idempotent-Replayed", replayed, sizeof replayed));
+    http_free(a);
+    http_free(b);
+    CU_ASSERT_EQUAL(roll_count(&c), 1);
+    /* Its answer expired (a day and a minute ago: past the time to live), the roll's key is
+     * new again: the Axis' roll sent with it is made at once, from the campaign held (read
+     * again here: the roll given again ran from a load, and the campaign was let go). */
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    char sql[200];
+    snprintf(sql, sizeof sql, "UPDATE idempotency SET at = at - interval '%d seconds'", 86400 + 60);
+    CU_ASSERT(sql_exec_on(api_conninfo, sql));
+    again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
+    hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
+    r = api(&api_daemon, "POST", path, &c, AXIS, "{}", rkey);
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_PTR_NULL(http_header(r, "Idempotent-Replayed", replayed, sizeof replayed));
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
+    CU_ASSERT_EQUAL(roll_count(&c), 2);
+    assert_contiguous(&c, 2);
 }
 
 /*
@@ -1241,6 +1316,8 @@ void register_concurrency_tests(void)
     CU_add_test(s, "Idempotency-Key: the same request twice", test_same_key_twice);
     CU_add_test(s, "Idempotency-Key on campaign creation", test_create_with_key);
     CU_add_test(s, "16 concurrent requests with one key: one roll", test_concurrent_same_key);
+    CU_add_test(s, "Idempotency-Key on a campaign held in memory: one round trip, one answer",
+                test_key_on_held_campaign);
     CU_add_test(s, "the next campaign started from two phones at once", test_concurrent_next);
     CU_add_test(s, "16 threads racing one side's choice: one succeeds", test_racing_choices);
     CU_add_test(s, "racing rolls: numbers 1..N, no gap", test_racing_rolls_one_daemon);
