@@ -240,11 +240,13 @@ char *metrics_render(size_t *len)
          "# TYPE m44d_db_errors_total counter\n"
          "m44d_db_errors_total %llu\n",
          (unsigned long long)db_stat_errors());
-    outf(&o, "# HELP m44d_db_transactions_run_again_total Transactions run again from the start, "
-             "by why: what they started from had moved on (moved_on: another daemon's write, or a "
-             "campaign added to a grand campaign meanwhile), a serialization failure, a deadlock "
-             "broken by the database, or a connection lost before the commit.\n"
-             "# TYPE m44d_db_transactions_run_again_total counter\n");
+    outf(&o,
+         "# HELP m44d_db_transactions_run_again_total Transactions run again from the start, "
+         "by why: what they started from had moved on (moved_on: another daemon's write, or a "
+         "campaign added to a grand campaign meanwhile), a serialization failure, a deadlock "
+         "broken by the database, a connection lost before the commit, or an answer stored for the "
+         "Idempotency-Key of a write that took it as new (key_answered: a request sent again).\n"
+         "# TYPE m44d_db_transactions_run_again_total counter\n");
     for (int c = 0; c < DB_RERUNS; c++)
         outf(&o, "m44d_db_transactions_run_again_total{cause=\"%s\"} %llu\n",
              db_rerun_name((enum db_rerun)c), (unsigned long long)db_stat_reruns((enum db_rerun)c));

@@ -184,11 +184,13 @@ static enum cres start_from(struct db *db, struct write_ctx *w)
 {
     const char *id = w->r->params[0];
     if (w->held) {
-        /* The attempt that started from the held campaign failed: this one, and the next
-         * write, load it. */
+        /* The attempt that started from the held campaign failed: this one loads it, and so
+         * does the next write, unless only the key was answered (the campaign held was
+         * current: its version bump went first). */
         if (strcmp(db_last_sqlstate(db), DB_SQLSTATE_MOVED_ON) == 0)
             state_cache_note(STATE_STALE);
-        state_cache_drop(id);
+        if (strcmp(db_last_sqlstate(db), DB_SQLSTATE_KEY_ANSWERED) != 0)
+            state_cache_drop(id);
         w->held = false;
     }
     bool first = !w->first_done;
@@ -379,8 +381,8 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         /* On a campaign held in memory, the key is taken as new, and the write goes to the
          * database in one round trip: its lookup, a read, would be a round trip of its own
          * before the write. The answer is then stored only if none is for this key, else the
-         * transaction fails as one that moved on (db_idem_insert_new), and runs again from a
-         * load with the key looked up first; a refusal, or an answer without a write, looks it
+         * transaction fails (db_idem_insert_new), and runs again from a load with the key
+         * looked up first; a refusal, or an answer without a write, looks it
          * up before it is given (key_first). A key a re-issue replaced is looked up at once. */
         later = w->held && replaced == ROLE_NONE;
         if (!later) {

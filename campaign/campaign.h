@@ -256,9 +256,9 @@ enum cres campaign_end_time(struct db *db, bool finished, char *at, size_t len);
 /* Writes the campaign row's mutable fields and bumps its version by one. */
 enum cres campaign_save(struct db *db, struct campaign *c);
 /* Whether the write still goes on the campaign held unconfirmed (optimistic, above): false once
- * a read went first and sent the version check with it (an Idempotency-Key's lookup), the
- * campaign then being locked at the versions held, and the write reading what it needs as any
- * other. */
+ * a read went first and sent the version check with it (none does before a reserve roll today:
+ * an Idempotency-Key's lookup waits, api/write.c), the campaign then being locked at the
+ * versions held, and the write reading what it needs as any other. */
 bool campaign_unconfirmed(struct db *db, struct campaign *c);
 
 /* The ruleset, or a refusal when this server does not have it loaded: CAMPAIGN_NO_RULES to the

@@ -245,7 +245,8 @@ static PGresult *fail(struct db *db, PGresult *r)
     if (!msg || !*msg)
         msg = PQerrorMessage(db->conn);
     set_error(db, state ? state : (PQstatus(db->conn) != CONNECTION_OK ? "08006" : ""), msg);
-    bool moved_on = strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0; /* not a failure */
+    bool moved_on = strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0 ||
+                    strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0; /* not a failure */
     if (!moved_on)
         atomic_fetch_add(&stat_errors, 1);
     log_msg(moved_on ? LOG_DEBUG : LOG_WARN, "db", "statement failed [%s]: %s", db->sqlstate,
@@ -670,9 +671,11 @@ const char *db_last_error(const struct db *db)
     return db->error;
 }
 
+/* What the transaction started from moved on, or its key was answered: run it again at once. */
 static bool moved_on(const struct db *db)
 {
-    return strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0;
+    return strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0 ||
+           strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0;
 }
 
 static bool retryable(const struct db *db)
@@ -683,7 +686,9 @@ static bool retryable(const struct db *db)
 /* Counts a transaction about to run again, by why its last attempt failed. */
 static void note_rerun(const struct db *db)
 {
-    enum db_rerun cause = moved_on(db)                         ? DB_RERUN_MOVED_ON
+    enum db_rerun cause = strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0
+                              ? DB_RERUN_KEY_ANSWERED
+                          : moved_on(db)                       ? DB_RERUN_MOVED_ON
                           : strcmp(db->sqlstate, "40001") == 0 ? DB_RERUN_SERIALIZATION
                           : strcmp(db->sqlstate, "40P01") == 0 ? DB_RERUN_DEADLOCK
                                                                : DB_RERUN_LOST;
@@ -833,7 +838,7 @@ uint64_t db_stat_reconnects(void)
 const char *db_rerun_name(enum db_rerun cause)
 {
     static const char *const names[DB_RERUNS] = {"moved_on", "serialization", "deadlock",
-                                                 "connection_lost"};
+                                                 "connection_lost", "key_answered"};
     return names[cause];
 }
 

@@ -105,6 +105,10 @@ void db_prefetch(struct db *db, struct db_statement *st, const char *const *para
  * runs it again at once, on a budget of its own (each one means something really changed); it is
  * not counted or logged as a failure. */
 #define DB_SQLSTATE_MOVED_ON "40M44"
+/* The SQLSTATE of m44_key_new (migration 0018): an answer is stored for the Idempotency-Key a
+ * write took as new (db_idem_insert_new). Run again at once, as DB_SQLSTATE_MOVED_ON, and counted
+ * apart: what the write started from had not moved on. */
+#define DB_SQLSTATE_KEY_ANSWERED "40M45"
 
 /* Inside db_transaction: sends what was held back (db_defer) now, and waits for it. false: it
  * failed (the error is recorded), and the transaction with it. */
@@ -169,6 +173,7 @@ enum db_rerun {
     DB_RERUN_SERIALIZATION, /* a serialization failure (40001) */
     DB_RERUN_DEADLOCK,      /* chosen to break a deadlock (40P01) */
     DB_RERUN_LOST,          /* the connection was lost before COMMIT was sent */
+    DB_RERUN_KEY_ANSWERED,  /* an answer was stored for its key (DB_SQLSTATE_KEY_ANSWERED) */
     DB_RERUNS
 };
 const char *db_rerun_name(enum db_rerun cause);

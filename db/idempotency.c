@@ -18,7 +18,7 @@ static struct db_statement st_insert = {
     "location = EXCLUDED.location, at = now()",
     6, 0};
 /* An answer stored for a key that was not looked up first: an expired row gives way, a live one
- * fails the transaction (migration 0016's m44_still). */
+ * fails the transaction (m44_key_new, migration 0018). */
 static struct db_statement st_insert_new = {
     "idem_insert_new",
     "WITH i AS (INSERT INTO idempotency (key_hash, request_hash, status, body, etag, location) "
@@ -27,7 +27,7 @@ static struct db_statement st_insert_new = {
     "status = EXCLUDED.status, body = EXCLUDED.body, etag = EXCLUDED.etag, "
     "location = EXCLUDED.location, at = now() "
     "WHERE idempotency.at <= now() - $7::int * interval '1 second' RETURNING 1) "
-    "SELECT m44_still(count(*) = 1, 'an answer is stored for this Idempotency-Key') FROM i",
+    "SELECT m44_key_new(count(*) = 1) FROM i",
     7, 0};
 /* Serialises requests that share a key but have no campaign row to lock (creation, import). */
 static struct db_statement st_lock = {

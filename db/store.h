@@ -182,7 +182,7 @@ PGresult *db_idem_get(struct db *db, const char *key_hash, const char *ttl);
 bool db_idem_insert(struct db *db, const char *const p[6]);
 /* The same, for a key not looked up first (a write in one round trip, api/write.c): stored only
  * if no row younger than `ttl` seconds has that key hash, else the transaction fails as one that
- * moved on (40M44), to run again with the key looked up. */
+ * answered (DB_SQLSTATE_KEY_ANSWERED), to run again with the key looked up. */
 bool db_idem_insert_new(struct db *db, const char *const p[6], const char *ttl);
 long db_idem_lock(struct db *db, const char *key_hash);
 /* Deletes the rows older than `ttl` seconds; returns how many, or -1. */

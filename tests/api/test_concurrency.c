@@ -312,6 +312,7 @@ static void test_two_daemons(void)
 
 #define STATE_FOUND(how) "m44d_state_writes_total{found=\"" how "\"}"
 #define MOVED_ON_AGAIN   "m44d_db_transactions_run_again_total{cause=\"moved_on\"}"
+#define KEY_ANSWERED     "m44d_db_transactions_run_again_total{cause=\"key_answered\"}"
 
 /* The two tests below: a second daemon on the same database, started in `other`, and a
  * campaign of table dice whose first battle the Allies rolled for through this one (which so
@@ -396,8 +397,8 @@ static long battles_of(const struct camp *c)
  * the campaign held refuses (a battle is being played), gets the first answer at once, byte for
  * byte. The key sent with another request, which the campaign held would do: the answer stored
  * for the key fails that write, which runs again from a load with the key looked up first, and
- * is refused as a key used for another request, nothing written. A roll sent again is given
- * the same dice. A key whose answer expired is new again, done at once.
+ * is refused as a key used for another request, nothing written, the campaign still held. A roll
+ * sent again is given the same dice. A key whose answer expired is new again, done at once.
  */
 static void test_key_on_held_campaign(void)
 {
@@ -428,18 +429,25 @@ static void test_key_on_held_campaign(void)
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
     CU_ASSERT_EQUAL(battles_of(&c), 1);
     CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), v);
-    /* The battle's key sent with the Allies' reserve roll, which the campaign held would do. */
+    /* The battle's key sent with the Allies' reserve roll, which the campaign held would do:
+     * run again once, counted apart (the campaign held was current, and stays held). */
     snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
+    long answered = daemon_metric(&api_daemon, KEY_ANSWERED);
+    long stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
     r = api(&api_daemon, "POST", path, &c, ALLIES, "{}", key);
     assert_problem(r, 422, "idempotency-key-reused");
     http_free(r);
-    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, KEY_ANSWERED), answered + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale);
     CU_ASSERT_EQUAL(roll_count(&c), 0);
     CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), v);
-    /* The roll with a key of its own, sent twice: the same dice. */
+    /* The roll with a key of its own, from the campaign still held, sent twice: the same dice. */
     const char *rkey[] = {"Idempotency-Key: held-roll-0123456789abcdef", NULL};
+    hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
     a = api(&api_daemon, "POST", path, &c, ALLIES, "{}", rkey);
     CU_ASSERT_EQUAL(a->status, 201);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
     b = api(&api_daemon, "POST", path, &c, ALLIES, "{}", rkey);
     CU_ASSERT_EQUAL(b->status, 201);
     CU_ASSERT_EQUAL(a->len, b->len);
@@ -458,6 +466,7 @@ static void test_key_on_held_campaign(void)
     snprintf(sql, sizeof sql, "UPDATE idempotency SET at = at - interval '%d seconds'", 86400 + 60);
     CU_ASSERT(sql_exec_on(api_conninfo, sql));
     again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
+    answered = daemon_metric(&api_daemon, KEY_ANSWERED);
     hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
     r = api(&api_daemon, "POST", path, &c, AXIS, "{}", rkey);
     CU_ASSERT_EQUAL(r->status, 201);
@@ -465,6 +474,7 @@ static void test_key_on_held_campaign(void)
     http_free(r);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, KEY_ANSWERED), answered);
     CU_ASSERT_EQUAL(roll_count(&c), 2);
     assert_contiguous(&c, 2);
 }

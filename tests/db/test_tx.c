@@ -133,6 +133,13 @@ static void test_moved_on_runs_again(void)
     CU_ASSERT_EQUAL(count_rows(), before);
 }
 
+/* An answer stored for the Idempotency-Key a write took as new (40M45, migration 0018): run
+ * again at once, counted apart from a state moved on. */
+static void test_key_answered_runs_again(void)
+{
+    check_run_again("40M45", 1, DB_RERUN_KEY_ANSWERED);
+}
+
 static void test_other_errors_not_retried(void)
 {
     long before = count_rows();
@@ -371,6 +378,8 @@ void register_tx_tests(void)
     CU_add_test(s, "retries are bounded", test_retries_are_bounded);
     CU_add_test(s, "what moved on is run again, past the attempts of a collision, and bounded",
                 test_moved_on_runs_again);
+    CU_add_test(s, "an answer stored for a key taken as new: run again, counted apart",
+                test_key_answered_runs_again);
     CU_add_test(s, "other errors are not retried", test_other_errors_not_retried);
     CU_add_test(s, "abort writes nothing", test_abort_writes_nothing);
     CU_add_test(s, "held-back writes go with COMMIT", test_held_back_writes_commit);
