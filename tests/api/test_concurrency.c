@@ -480,6 +480,53 @@ static void test_key_on_held_campaign(void)
 }
 
 /*
+ * Two answers lost, each asked for again on a campaign held in memory, with the same
+ * Idempotency-Key: a battle made with If-Match (the campaign held is now at the next version,
+ * and would refuse the If-Match: the answer stored is given, not 412), and an Allies' roll made
+ * before their link was replaced (the old link gets its own roll again, not "replaced": its
+ * key is looked up first).
+ */
+static void test_key_lost_answers_held(void)
+{
+    struct camp c = new_campaign("standard", "table");
+    struct http_resp *g = camp_get(&api_daemon, &c, ""); /* held here from now on */
+    char etag[64], if_match[96];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(http_header(g, "ETag", etag, sizeof etag));
+    http_free(g);
+    snprintf(if_match, sizeof if_match, "If-Match: %s", etag);
+    char path[160];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles", c.id);
+    const char *h[] = {"Idempotency-Key: lost-battle-0123456789abcdef", if_match, NULL};
+    const char *body = "{\"scenario\":\"Pegasus Bridge\",\"first_player\":\"allies\","
+                       "\"cards\":{\"allies\":5,\"axis\":5},\"medals_to_win\":4}";
+    struct http_resp *a = api(&api_daemon, "POST", path, &c, ORGANIZER, body, h);
+    CU_ASSERT_EQUAL(a->status, 201);
+    struct http_resp *b = api(&api_daemon, "POST", path, &c, ORGANIZER, body, h);
+    CU_ASSERT_EQUAL(b->status, 201);
+    CU_ASSERT_STRING_EQUAL(a->body, b->body);
+    http_free(a);
+    http_free(b);
+    CU_ASSERT_EQUAL(battles_of(&c), 1);
+    char roll_path[160];
+    snprintf(roll_path, sizeof roll_path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
+    const char *roll_h[] = {"Idempotency-Key: lost-roll-before-the-link-changed", NULL};
+    struct http_resp *roll = api(&api_daemon, "POST", roll_path, &c, ALLIES, TABLE_FACES, roll_h);
+    CU_ASSERT_EQUAL_FATAL(roll->status, 201);
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/keys/allies", c.id);
+    a = api(&api_daemon, "POST", path, &c, ORGANIZER, "{}", NULL);
+    CU_ASSERT_EQUAL(a->status, 200);
+    http_free(a);
+    a = camp_get(&api_daemon, &c, ""); /* held again: the new key loaded it */
+    http_free(a);
+    a = api(&api_daemon, "POST", roll_path, &c, ALLIES, TABLE_FACES, roll_h);
+    CU_ASSERT_EQUAL(a->status, 201);
+    CU_ASSERT_STRING_EQUAL(a->body, roll->body);
+    http_free(a);
+    http_free(roll);
+    CU_ASSERT_EQUAL(roll_count(&c), 1);
+}
+
+/*
  * A daemon keeps the campaign as its last write left it (campaign/state_cache.h). Another
  * daemon's write moves the campaign on; the next write here starts from what it kept, finds it
  * moved on (the first statement checks the version), loads it again and succeeds. The write
@@ -1328,6 +1375,8 @@ void register_concurrency_tests(void)
     CU_add_test(s, "16 concurrent requests with one key: one roll", test_concurrent_same_key);
     CU_add_test(s, "Idempotency-Key on a campaign held in memory: one round trip, one answer",
                 test_key_on_held_campaign);
+    CU_add_test(s, "Idempotency-Key on a campaign held in memory: lost answers asked for again",
+                test_key_lost_answers_held);
     CU_add_test(s, "the next campaign started from two phones at once", test_concurrent_next);
     CU_add_test(s, "16 threads racing one side's choice: one succeeds", test_racing_choices);
     CU_add_test(s, "racing rolls: numbers 1..N, no gap", test_racing_rolls_one_daemon);
