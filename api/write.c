@@ -223,12 +223,18 @@ static enum db_tx check_state(struct db *db, struct write_ctx *w)
  * w->request_hash): DB_TX_OK for a key not seen (within its time to live); DB_TX_ABORT with the
  * stored answer to replay (w->replay), or with a refusal (a key used for another request, or a
  * key a re-issue replaced, `replaced`); DB_TX_ERROR. */
+/* --idempotency-ttl, as the statements take it. */
+static void idem_ttl(char ttl[16])
+{
+    snprintf(ttl, 16, "%u", http_options()->idempotency_ttl);
+}
+
 static enum db_tx key_lookup(struct db *db, struct write_ctx *w, enum role replaced)
 {
     struct idem *ik = &w->idem;
     const char *hash = w->request_hash;
     char ttl[16];
-    snprintf(ttl, sizeof ttl, "%u", http_options()->idempotency_ttl);
+    idem_ttl(ttl);
     PGresult *res = db_idem_get(db, ik->id_hex, ttl);
     if (!res)
         return DB_TX_ERROR;
@@ -264,14 +270,13 @@ static enum db_tx key_lookup(struct db *db, struct write_ctx *w, enum role repla
                      "a new request.");
 }
 
-/* A refusal, or an answer without a write (DB_TX_ABORT), decided while the key's lookup waited
- * (`later`): an answer stored for the key goes before it, as when the key is looked up first. */
-static enum db_tx key_first(struct db *db, struct write_ctx *w, bool later, enum db_tx decided)
+/* A refusal, or an answer without a write, decided while the key's lookup waited
+ * (w->key_later): an answer stored for the key goes before it, as when the key is looked up
+ * first. */
+static enum db_tx key_first(struct db *db, struct write_ctx *w)
 {
-    if (!later || decided != DB_TX_ABORT)
-        return decided;
     struct cerr kept = w->err;
-    enum db_tx rc = key_lookup(db, w, ROLE_NONE);
+    enum db_tx rc = key_lookup(db, w, w->replaced);
     if (rc == DB_TX_OK) {
         w->err = kept;
         return DB_TX_ABORT;
@@ -286,6 +291,8 @@ static enum db_tx tx(struct db *db, void *arg)
 {
     struct write_ctx *w = arg;
     enum db_tx rc = tx_body(db, w);
+    if (rc == DB_TX_ABORT && w->key_later)
+        rc = key_first(db, w);
     /* A refusal or a replay decided on the campaign held in memory stands only once the
      * database has confirmed that campaign current: the version check is sent now. If it
      * fails, the transaction runs again from a fresh load. */
@@ -306,6 +313,7 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
     w->status = 0;
     w->location[0] = '\0';
     w->role = ROLE_NONE;
+    w->key_later = false;
     if (w->g) /* what an earlier attempt moved is not this one's */
         w->g->members_moved = false;
     const char *scope = "";
@@ -364,8 +372,6 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
     }
     const char *idem = req_header(r, "Idempotency-Key");
     struct idem *ik = &w->idem;
-    /* Whether the key's lookup waits (below). */
-    bool later = false;
     if (idem) {
         /* A campaign's requests share its scope; creation and import are scoped by route and
          * client, so two clients' keys never meet by accident. */
@@ -382,10 +388,11 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
          * database in one round trip: its lookup, a read, would be a round trip of its own
          * before the write. The answer is then stored only if none is for this key, else the
          * transaction fails (db_idem_insert_new), and runs again from a load with the key
-         * looked up first; a refusal, or an answer without a write, looks it
-         * up before it is given (key_first). A key a re-issue replaced is looked up at once. */
-        later = w->held && replaced == ROLE_NONE;
-        if (!later) {
+         * looked up first; a refusal (a key a re-issue replaced among them), or an answer
+         * without a write, looks it up before it is given (key_first, in tx). */
+        w->key_later = w->held;
+        w->replaced = replaced;
+        if (!w->key_later) {
             enum db_tx rc = key_lookup(db, w, replaced);
             if (rc != DB_TX_OK)
                 return rc;
@@ -397,17 +404,15 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         char etag[40];
         etag_of(w->op->campaign ? w->c->version : w->g->version, etag, sizeof etag);
         if (!if_match_ok(req_header(r, "If-Match"), etag))
-            return key_first(
-                db, w, later,
-                refuse_tx(w, PROBLEM_PRECONDITION_FAILED,
-                          "The campaign is now at version %s; read it again before writing.",
-                          etag));
+            return refuse_tx(w, PROBLEM_PRECONDITION_FAILED,
+                             "The campaign is now at version %s; read it again before writing.",
+                             etag);
     }
     enum cres rc = w->op->action(db, w);
     if (rc != C_OK)
-        return rc == C_REFUSED ? key_first(db, w, later, DB_TX_ABORT) : DB_TX_ERROR;
+        return rc == C_REFUSED ? DB_TX_ABORT : DB_TX_ERROR;
     if (w->unchanged)
-        return key_first(db, w, later, DB_TX_ABORT); /* answered as it is, nothing written */
+        return DB_TX_ABORT; /* answered as it is, nothing written */
     /* What the action wrote carries its log entry (for an undo); then the campaign's row. */
     if (w->op->campaign && (campaign_stamp(db, w->c) != C_OK || campaign_save(db, w->c) != C_OK))
         return DB_TX_ERROR;
@@ -433,8 +438,9 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         const char *p[] = {
             ik->id_hex, w->request_hash, status, sealed, etag, w->location[0] ? w->location : NULL};
         char ttl[16];
-        snprintf(ttl, sizeof ttl, "%u", http_options()->idempotency_ttl);
-        bool queued = sealed && (later ? db_idem_insert_new(db, p, ttl) : db_idem_insert(db, p));
+        idem_ttl(ttl);
+        bool queued =
+            sealed && (w->key_later ? db_idem_insert_new(db, p, ttl) : db_idem_insert(db, p));
         free(sealed);
         /* Keep the exact bytes for the reply too, so a replay is identical. */
         w->replay_body = body;

@@ -84,6 +84,10 @@ struct write_ctx {
      * zeroed after the reply */
     struct idem idem;
     char request_hash[65];
+    /* this attempt took the key as new, its lookup waiting (api/write.c, key_first), and the
+     * role of the key a re-issue replaced, if it is one */
+    bool key_later;
+    enum role replaced;
 };
 
 void write_run(struct req *r, const struct write_op *op);

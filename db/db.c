@@ -237,6 +237,13 @@ bool db_wait_ready(int seconds)
     }
 }
 
+/* What the transaction started from moved on, or its key was answered: run it again at once. */
+static bool moved_on(const struct db *db)
+{
+    return strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0 ||
+           strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0;
+}
+
 /* Records a failed result; returns NULL after clearing it. */
 static PGresult *fail(struct db *db, PGresult *r)
 {
@@ -245,11 +252,10 @@ static PGresult *fail(struct db *db, PGresult *r)
     if (!msg || !*msg)
         msg = PQerrorMessage(db->conn);
     set_error(db, state ? state : (PQstatus(db->conn) != CONNECTION_OK ? "08006" : ""), msg);
-    bool moved_on = strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0 ||
-                    strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0; /* not a failure */
-    if (!moved_on)
+    bool again = moved_on(db); /* not a failure */
+    if (!again)
         atomic_fetch_add(&stat_errors, 1);
-    log_msg(moved_on ? LOG_DEBUG : LOG_WARN, "db", "statement failed [%s]: %s", db->sqlstate,
+    log_msg(again ? LOG_DEBUG : LOG_WARN, "db", "statement failed [%s]: %s", db->sqlstate,
             db->error);
     PQclear(r);
     return NULL;
@@ -669,13 +675,6 @@ const char *db_last_sqlstate(const struct db *db)
 const char *db_last_error(const struct db *db)
 {
     return db->error;
-}
-
-/* What the transaction started from moved on, or its key was answered: run it again at once. */
-static bool moved_on(const struct db *db)
-{
-    return strcmp(db->sqlstate, DB_SQLSTATE_MOVED_ON) == 0 ||
-           strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0;
 }
 
 static bool retryable(const struct db *db)

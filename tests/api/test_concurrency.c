@@ -523,6 +523,12 @@ static void test_key_lost_answers_held(void)
     CU_ASSERT_STRING_EQUAL(a->body, roll->body);
     http_free(a);
     http_free(roll);
+    /* The old link with the same key for another request: told its link was replaced (as when
+     * the key is looked up first), not that the key was used for another request. */
+    a = api(&api_daemon, "POST", roll_path, &c, ALLIES, "{\"faces\":[\"star\",\"star\"]}", roll_h);
+    CU_ASSERT_EQUAL(a->status, 401);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a->body, "was replaced by a new one"));
+    http_free(a);
     CU_ASSERT_EQUAL(roll_count(&c), 1);
 }
 
