@@ -194,8 +194,9 @@ char *metrics_render(size_t *len)
     state_cache_stats(&sc);
     outf(&o,
          "# HELP m44d_state_writes_total Writes to a campaign that may start from it as held "
-         "in memory, by how they found it: held and current (hit), not held (miss), held but "
-         "moved on by another writer, or a reserve roll that clashed with one stored, then "
+         "in memory, by how they found it: held and current (hit; a request sent again whose "
+         "Idempotency-Key is found answered among them), not held (miss), held but moved on by "
+         "another writer, or a reserve roll that clashed with one stored, then "
          "loaded again (stale).\n"
          "# TYPE m44d_state_writes_total counter\n"
          "m44d_state_writes_total{found=\"hit\"} %lu\n"

@@ -189,7 +189,9 @@ static enum cres start_from(struct db *db, struct write_ctx *w)
          * current: its version bump went first). */
         if (strcmp(db_last_sqlstate(db), DB_SQLSTATE_MOVED_ON) == 0)
             state_cache_note(STATE_STALE);
-        if (strcmp(db_last_sqlstate(db), DB_SQLSTATE_KEY_ANSWERED) != 0)
+        if (strcmp(db_last_sqlstate(db), DB_SQLSTATE_KEY_ANSWERED) == 0)
+            state_cache_note(STATE_HIT); /* found current: only the key sends it to a load */
+        else
             state_cache_drop(id);
         w->held = false;
     }
@@ -219,15 +221,16 @@ static enum db_tx check_state(struct db *db, struct write_ctx *w)
     return check_held_state(db, w->r, w->c, true) == C_OK ? DB_TX_OK : DB_TX_ERROR;
 }
 
-/* The lookup of the request's Idempotency-Key (derived into w->idem, its request's hash in
- * w->request_hash): DB_TX_OK for a key not seen (within its time to live); DB_TX_ABORT with the
- * stored answer to replay (w->replay), or with a refusal (a key used for another request, or a
- * key a re-issue replaced, `replaced`); DB_TX_ERROR. */
 /* --idempotency-ttl, as the statements take it. */
 static void idem_ttl(char ttl[16])
 {
     snprintf(ttl, 16, "%u", http_options()->idempotency_ttl);
 }
+
+/* The lookup of the request's Idempotency-Key (derived into w->idem, its request's hash in
+ * w->request_hash): DB_TX_OK for a key not seen (within its time to live); DB_TX_ABORT with the
+ * stored answer to replay (w->replay), or with a refusal (a key used for another request, or a
+ * key a re-issue replaced, `replaced`); DB_TX_ERROR. */
 
 static enum db_tx key_lookup(struct db *db, struct write_ctx *w, enum role replaced)
 {
@@ -418,9 +421,6 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         return DB_TX_ERROR;
     if (w->op->grand && grand_save(db, w->g) != C_OK)
         return DB_TX_ERROR;
-    if (w->op->campaign && !w->op->reloads && http_options()->check_state &&
-        check_state(db, w) != DB_TX_OK)
-        return DB_TX_ERROR;
     if (w->op->reply_standing) {
         json_t *standing = view_campaign(db, w->c);
         if (!standing)
@@ -447,6 +447,11 @@ static enum db_tx tx_body(struct db *db, struct write_ctx *w)
         if (!queued)
             return DB_TX_ERROR;
     }
+    /* Last, so that its reads go with every write, the key's answer among them (which goes
+     * right after the version check: see db_idem_insert_new). */
+    if (w->op->campaign && !w->op->reloads && http_options()->check_state &&
+        check_state(db, w) != DB_TX_OK)
+        return DB_TX_ERROR;
     return DB_TX_OK;
 }
 

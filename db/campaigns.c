@@ -172,6 +172,12 @@ bool db_campaign_save_first(struct db *db, const char *const p[8])
     return db_defer_instead(db, &st_at, &st_save_first, p);
 }
 
+bool db_campaign_defer_after_check(struct db *db, struct db_statement *st,
+                                   const char *const *params)
+{
+    return db_defer_after(db, db_unsent(db, &st_save_first) ? &st_save_first : &st_at, st, params);
+}
+
 bool db_campaign_at_unsent(const struct db *db)
 {
     return db_unsent(db, &st_at);

@@ -559,6 +559,31 @@ bool db_defer_instead(struct db *db, struct db_statement *was, struct db_stateme
     return false;
 }
 
+bool db_defer_after(struct db *db, const struct db_statement *was, struct db_statement *st,
+                    const char *const *params)
+{
+    if (!db->in_tx || !db->conn)
+        return db_defer(db, st, params);
+    if (!enqueue(db, st, params, false))
+        return false;
+    /* Queued last: moved to its place, the held-back statements from there on one later. */
+    int last = db->nqueue - 1, at = -1;
+    for (int i = 0; i < last && at < 0; i++) {
+        const struct queued *q = &db->queue[i];
+        if (q->st == was && !q->want && !q->ready)
+            at = i + 1;
+    }
+    for (int i = 0; i < last && at < 0; i++)
+        if (!db->queue[i].want && !db->queue[i].ready)
+            at = i;
+    if (at < 0)
+        return true;
+    struct queued moved = db->queue[last];
+    memmove(&db->queue[at + 1], &db->queue[at], (size_t)(last - at) * sizeof db->queue[0]);
+    db->queue[at] = moved;
+    return true;
+}
+
 bool db_unsent(const struct db *db, const struct db_statement *st)
 {
     for (int i = 0; db->in_tx && i < db->nqueue; i++)

@@ -86,6 +86,13 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
  */
 bool db_defer_instead(struct db *db, struct db_statement *was, struct db_statement *st,
                       const char *const *params);
+/*
+ * Inside db_transaction: `st` is held back as by db_defer, but goes right after the held-back
+ * statement `was` if that has not been sent yet, else ahead of every write still held back (`was`
+ * went before them all). Outside a transaction it runs at once.
+ */
+bool db_defer_after(struct db *db, const struct db_statement *was, struct db_statement *st,
+                    const char *const *params);
 /* Inside db_transaction: whether a statement `st` is held back, not sent yet. */
 bool db_unsent(const struct db *db, const struct db_statement *st);
 

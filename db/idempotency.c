@@ -52,7 +52,7 @@ bool db_idem_insert_new(struct db *db, const char *const p[6], const char *ttl)
     for (int i = 0; i < 6; i++)
         q[i] = p[i];
     q[6] = ttl;
-    return db_defer(db, &st_insert_new, q);
+    return db_campaign_defer_after_check(db, &st_insert_new, q);
 }
 
 long db_idem_lock(struct db *db, const char *key_hash)

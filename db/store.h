@@ -45,6 +45,11 @@ bool db_campaign_save_first(struct db *db, const char *const p[8]);
 /* Whether the version check (db_campaign_at) is still held back: false once a read has sent it
  * (and, as the transaction goes on, it passed: the campaign is locked at the versions held). */
 bool db_campaign_at_unsent(const struct db *db);
+/* Held back as by db_defer, but sent right after the version check of a write that started from
+ * the campaign held in memory (db_campaign_at, or the version bump in its place), ahead of the
+ * writes that follow it; once the check has gone, ahead of every write still held back. */
+bool db_campaign_defer_after_check(struct db *db, struct db_statement *st,
+                                   const char *const *params);
 PGresult *db_campaign_version(struct db *db, const char *id);
 /* The campaign's version and its grand campaign's (NULL when it has none): no row when there is
  * no such campaign. */
@@ -180,9 +185,12 @@ bool db_key_set(struct db *db, const char *campaign, const char *role, const cha
 PGresult *db_idem_get(struct db *db, const char *key_hash, const char *ttl);
 /* key_hash, request_hash, status, body (all hex but status), etag, location */
 bool db_idem_insert(struct db *db, const char *const p[6]);
-/* The same, for a key not looked up first (a write in one round trip, api/write.c): stored only
- * if no row younger than `ttl` seconds has that key hash, else the transaction fails as one that
- * answered (DB_SQLSTATE_KEY_ANSWERED), to run again with the key looked up. */
+/* The same, for a key not looked up first (a write in one round trip from the campaign held in
+ * memory, api/write.c): stored only if no row younger than `ttl` seconds has that key hash, else
+ * the transaction fails as one that answered (DB_SQLSTATE_KEY_ANSWERED), to run again with the
+ * key looked up. It goes right after the campaign's version check, ahead of the writes it answers
+ * for: a request sent again fails on its stored answer, not on what it would clash with (a
+ * side's reserve roll of the battle, which the campaign held does not show). */
 bool db_idem_insert_new(struct db *db, const char *const p[6], const char *ttl);
 long db_idem_lock(struct db *db, const char *key_hash);
 /* Deletes the rows older than `ttl` seconds; returns how many, or -1. */

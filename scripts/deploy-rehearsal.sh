@@ -258,7 +258,7 @@ check_site() {
   in_vps systemctl restart postgresql
   line=""
   for _ in $(seq 20); do
-    line=$(in_vps journalctl -u m44d --no-pager -o cat -p warning | grep -F 'listener: not listening' | tail -n 1 || true)
+    line=$(in_vps journalctl -u m44d --no-pager -o cat -p warning | grep -F 'listener: not looking at changes' | tail -n 1 || true)
     [ -n "$line" ] && break
     sleep 0.5
   done

@@ -336,7 +336,10 @@ static struct camp held_here(struct daemon *other)
  * the version held, so it finds out, runs again from a fresh load, and nothing the other write
  * did is lost. A second roll of the same side, with an Idempotency-Key, is refused as ever
  * (409), nothing written, after running again from a load: the campaign held cannot tell it
- * apart, and nothing is read before the write (the key's lookup waits). */
+ * apart, and nothing is read before the write (the key's lookup waits). The first roll sent
+ * again with its key, on the campaign held here once more and moved on there since: the version
+ * bump, which goes before the key's answer, finds the campaign moved on (stale, not the key
+ * answered), and the roll's answer is given again from a load. */
 static void test_held_roll_moved_on(void)
 {
     struct daemon other;
@@ -350,10 +353,12 @@ static void test_held_roll_moved_on(void)
     http_free(r);
     long stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
     long again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
-    r = camp_post(&api_daemon, &c, AXIS, "/battles/1/reserve-roll", faces);
-    CU_ASSERT_EQUAL(r->status, 201);
-    CU_ASSERT_EQUAL(http_int(r, "roll"), 2);
-    http_free(r);
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
+    const char *first_key[] = {"Idempotency-Key: held-roll-first-0123456789abcdef", NULL};
+    struct http_resp *first = api(&api_daemon, "POST", path, &c, AXIS, faces, first_key);
+    CU_ASSERT_EQUAL(first->status, 201);
+    CU_ASSERT_EQUAL(http_int(first, "roll"), 2);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
     r = camp_get(&other, &c, "");
@@ -370,8 +375,6 @@ static void test_held_roll_moved_on(void)
     stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
     again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
     const char *idem[] = {"Idempotency-Key: held-roll-again-0123456789abcdef", NULL};
-    char path[128];
-    snprintf(path, sizeof path, "/api/v1/campaigns/%s/battles/1/reserve-roll", c.id);
     r = api(&api_daemon, "POST", path, &c, AXIS, faces, idem);
     assert_problem(r, 409, "already-done");
     http_free(r);
@@ -379,6 +382,27 @@ static void test_held_roll_moved_on(void)
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
     CU_ASSERT_EQUAL(sql_long("SELECT count(*) FROM idempotency WHERE status = 409"), 0);
     CU_ASSERT_EQUAL(camp_version(&other, &c), v);
+    /* Held here once more (read), moved on there (the Axis choose), then the first roll sent
+     * again with its key. */
+    r = camp_get(&api_daemon, &c, "");
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    r = camp_post(&other, &c, AXIS, "/battles/1/reserve-choice",
+                  "{\"options\":[{\"id\":\"infantry@0\"}]}");
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
+    again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
+    long answered = daemon_metric(&api_daemon, KEY_ANSWERED);
+    r = api(&api_daemon, "POST", path, &c, AXIS, faces, first_key);
+    CU_ASSERT_EQUAL(r->status, 201);
+    CU_ASSERT_EQUAL(r->len, first->len);
+    CU_ASSERT_EQUAL(memcmp(r->body, first->body, first->len), 0);
+    http_free(r);
+    http_free(first);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, KEY_ANSWERED), answered);
     assert_contiguous(&c, 2);
     CU_ASSERT_EQUAL(daemon_stop(&other, SIGTERM, 30), 0);
 }
@@ -398,7 +422,8 @@ static long battles_of(const struct camp *c)
  * byte. The key sent with another request, which the campaign held would do: the answer stored
  * for the key fails that write, which runs again from a load with the key looked up first, and
  * is refused as a key used for another request, nothing written, the campaign still held. A roll
- * sent again is given the same dice. A key whose answer expired is new again, done at once.
+ * sent again is given the same dice, found by its key before its roll would clash, the campaign
+ * still held. A key whose answer expired is new again, done at once.
  */
 static void test_key_on_held_campaign(void)
 {
@@ -442,12 +467,16 @@ static void test_key_on_held_campaign(void)
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale);
     CU_ASSERT_EQUAL(roll_count(&c), 0);
     CU_ASSERT_EQUAL(camp_version(&api_daemon, &c), v);
-    /* The roll with a key of its own, from the campaign still held, sent twice: the same dice. */
+    /* The roll with a key of its own, from the campaign still held, sent twice: the same dice.
+     * The second time, the campaign held does not show that the Allies rolled, but the answer
+     * stored for the key goes before the roll: run again once, counted as the key answered,
+     * not as a campaign moved on, and the campaign stays held. */
     const char *rkey[] = {"Idempotency-Key: held-roll-0123456789abcdef", NULL};
     hits = daemon_metric(&api_daemon, STATE_FOUND("hit"));
     a = api(&api_daemon, "POST", path, &c, ALLIES, "{}", rkey);
     CU_ASSERT_EQUAL(a->status, 201);
     CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 1);
+    answered = daemon_metric(&api_daemon, KEY_ANSWERED);
     b = api(&api_daemon, "POST", path, &c, ALLIES, "{}", rkey);
     CU_ASSERT_EQUAL(b->status, 201);
     CU_ASSERT_EQUAL(a->len, b->len);
@@ -455,13 +484,13 @@ static void test_key_on_held_campaign(void)
     CU_ASSERT_PTR_NOT_NULL(http_header(b, "Idempotent-Replayed", replayed, sizeof replayed));
     http_free(a);
     http_free(b);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("hit")), hits + 2);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, KEY_ANSWERED), answered + 1);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, MOVED_ON_AGAIN), again);
+    CU_ASSERT_EQUAL(daemon_metric(&api_daemon, STATE_FOUND("stale")), stale);
     CU_ASSERT_EQUAL(roll_count(&c), 1);
     /* Its answer expired (a day and a minute ago: past the time to live), the roll's key is
-     * new again: the Axis' roll sent with it is made at once, from the campaign held (read
-     * again here: the roll given again ran from a load, and the campaign was let go). */
-    r = camp_get(&api_daemon, &c, "");
-    CU_ASSERT_EQUAL(r->status, 200);
-    http_free(r);
+     * new again: the Axis' roll sent with it is made at once, from the campaign still held. */
     char sql[200];
     snprintf(sql, sizeof sql, "UPDATE idempotency SET at = at - interval '%d seconds'", 86400 + 60);
     CU_ASSERT(sql_exec_on(api_conninfo, sql));

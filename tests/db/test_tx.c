@@ -18,6 +18,10 @@ static int suite_init(void)
     PQclear(r);
     if (!r)
         return 1;
+    r = db_exec_sql(db, "CREATE TABLE o (seq int GENERATED ALWAYS AS IDENTITY, v int NOT NULL)");
+    PQclear(r);
+    if (!r)
+        return 1;
     r = db_exec_sql(db, "CREATE FUNCTION raise_if(b boolean, state text) RETURNS int "
                         "LANGUAGE plpgsql AS $$ BEGIN IF b THEN RAISE EXCEPTION 'provoked' "
                         "USING ERRCODE = state; END IF; RETURN 1; END $$");
@@ -336,6 +340,60 @@ static void test_prefetch_asked_early(void)
     CU_ASSERT_EQUAL(count_rows(), before + 2);
 }
 
+/* Rows of `o` in the order they went in, as "1,9,2". */
+static void order_in(char *out, size_t len)
+{
+    PGresult *r = db_exec_sql(db_thread(), "SELECT coalesce(string_agg(v::text, ',' ORDER BY seq), "
+                                           "'') FROM o");
+    snprintf(out, len, "%s", r ? PQgetvalue(r, 0, 0) : "(failed)");
+    PQclear(r);
+    PQclear(db_exec_sql(db_thread(), "DELETE FROM o"));
+}
+
+static struct db_statement st_ord = {"tx_ord", "INSERT INTO o (v) VALUES ($1::int)", 1, 0};
+static struct db_statement st_ord_check = {"tx_ord_check", "INSERT INTO o (v) VALUES ($1::int)", 1,
+                                           0};
+
+/* 1 (st_ord_check), 2, 3 held back, then 9 after st_ord_check; with `sent_first`, 1 goes to
+ * the server (with a read) before the others are held back. A prefetch waits among them. */
+static enum db_tx defer_after(struct db *db, void *arg)
+{
+    const bool *sent_first = arg;
+    const char *one[] = {"1"}, *two[] = {"2"}, *three[] = {"3"}, *nine[] = {"9"};
+    db_prefetch(db, &st_count, NULL);
+    if (!db_defer(db, &st_ord_check, one))
+        return DB_TX_ERROR;
+    if (*sent_first) {
+        PGresult *r = db_exec(db, &st_count, NULL);
+        if (!r)
+            return DB_TX_ERROR;
+        PQclear(r);
+    }
+    if (!db_defer(db, &st_ord, two) || !db_defer(db, &st_ord, three))
+        return DB_TX_ERROR;
+    CU_ASSERT(db_defer_after(db, &st_ord_check, &st_ord, nine));
+    CU_ASSERT_EQUAL(db_unsent(db, &st_ord_check), !*sent_first);
+    return DB_TX_OK;
+}
+
+static void test_defer_after(void)
+{
+    char order[64];
+    bool sent_first = false;
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), defer_after, &sent_first), DB_OK);
+    order_in(order, sizeof order);
+    CU_ASSERT_STRING_EQUAL(order, "1,9,2,3");
+    sent_first = true;
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), defer_after, &sent_first), DB_OK);
+    order_in(order, sizeof order);
+    CU_ASSERT_STRING_EQUAL(order, "1,9,2,3");
+    /* Outside a transaction it runs at once. */
+    const char *five[] = {"5"};
+    CU_ASSERT(db_defer_after(db_thread(), &st_ord_check, &st_ord, five));
+    order_in(order, sizeof order);
+    CU_ASSERT_STRING_EQUAL(order, "5");
+}
+
 struct time_ctx {
     char first[40], again[40], server[40];
 };
@@ -390,6 +448,8 @@ void register_tx_tests(void)
     CU_add_test(s, "held-back writes are dropped on abort", test_held_back_dropped_on_abort);
     CU_add_test(s, "a held-back write that fails fails the next statement",
                 test_held_back_failure_fails_next_statement);
+    CU_add_test(s, "a held-back write put after another goes right after it, or first once it went",
+                test_defer_after);
     CU_add_test(s, "a prefetched read runs after the statement it goes with", test_prefetch);
     CU_add_test(s, "a read asked for before its prefetch went out runs once",
                 test_prefetch_asked_early);
