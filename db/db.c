@@ -396,7 +396,9 @@ static struct db_statement st_commit = {"commit", "COMMIT", 0, 0};
 static bool pipeline(struct db *db, struct db_statement *st, const char *const *params,
                      PGresult **out, bool commit)
 {
-    struct sent sent[2 * DB_QUEUE_MAX + 6]; /* each statement may go with its preparation */
+    /* BEGIN, the queue (at most DB_QUEUE_MAX), the statement and COMMIT: each may go with its
+     * preparation. */
+    struct sent sent[2 * (DB_QUEUE_MAX + 3)];
     int nsent = 0;
     bool ok = PQenterPipelineMode(db->conn) == 1;
     if (ok && db->begin_pending) {
