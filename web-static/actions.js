@@ -474,7 +474,9 @@ export function actionsPanel(st) {
   const c = st.c;
   const actions = h('div', { class: 'actions', id: 'actions' });
   const mine = (need) => c.waiting_for.includes(`${st.role}:${need}`);
-  const queued = st.queueCount();
+  // Only this link's own writes waiting hold its actions back (its turn is taken); another
+  // link's are said above the actions (campaign.js, #queued-others) and leave them offered.
+  const queued = st.queuedOwn();
   if (queued) {
     actions.append(h('p', { class: 'notice', id: 'queued', text: `${queued} action${queued === 1 ? '' : 's'} waiting on this phone to be sent; they go as soon as the server can be reached.` }));
     return actions;

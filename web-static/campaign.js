@@ -39,9 +39,17 @@ export async function showCampaign(main, id) {
     paintNow(st);
   };
   const queuedHere = () => queued().filter((q) => q.path.startsWith(`/campaigns/${id}/`));
+  // Every write of this campaign waiting on this phone, whichever link made it: this page sends
+  // them all (the link's own page may be closed).
   st.queueCount = () => queuedHere().length;
-  // What this link did here that waits on this phone: its turn is taken, only not yet sent.
-  st.queuedMine = () => queuedHere().some((q) => q.key === st.key);
+  // What this link did here that waits on this phone: its turn is taken, only not yet sent. Only
+  // these change what the page offers (paintNow).
+  st.queuedOwn = () => queuedHere().filter((q) => q.key === st.key).length;
+  st.queuedMine = () => st.queuedOwn() > 0;
+  // What other links of this campaign made on this phone and wait to be sent (a phone passed
+  // round the table, the organizer's holding every link): that side's moves, only not sent yet.
+  // Said beside this page's controls, which they leave as they are.
+  st.queuedOthers = () => queuedHere().filter((q) => q.key !== st.key);
   st.queueChanged = () => { st.sig = null; update(st); };
   st.reload = (full) => reload(st, full);
   // Everything read again; a line said of the version still to be read (setDone with Infinity:
@@ -211,7 +219,11 @@ function sendQueued(st) {
     const holds = mine && !error ? holdsFor(st, data) : null;
     said.push({ words, version, rides: !mine || Boolean(error), holds, failed: Boolean(error) });
     st.setDone(roundLine(said), ...roundHolds(said), said.some((p) => p.failed) ? 'refused' : '');
-    st.sig = null;
+    // Only this link's own write answered changes what the page offers: another link's, once
+    // done, is that side's move, and redraws the actions only if it changes what this key may
+    // do (paintNow), as when it is made on another phone. (The Axis tab of a phone sending the
+    // Allies' roll that waited must not wipe the faces the Axis player is tapping in.)
+    if (mine) st.sig = null;
   }).then((how) => {
     if (how !== 'busy') st.queuedSaid = how === 'stopped' && said.length ? said : null;
     st.rereadForLine();
@@ -304,22 +316,27 @@ function paintNow(st) {
   const now = st.sections.now;
   if (!now) return;
   if (!st.nowParts) {
-    st.nowParts = { done: h('p', { class: 'done', id: 'done', 'aria-live': 'polite' }), waiting: h('p', { id: 'waiting' }), actions: h('div'), undo: h('div', { id: 'undo-slot' }) };
-    fill(now, [st.nowParts.done, st.nowParts.waiting, st.nowParts.actions, st.nowParts.undo]);
+    st.nowParts = { done: h('p', { class: 'done', id: 'done', 'aria-live': 'polite' }), waiting: h('p', { id: 'waiting' }),
+      others: h('p', { class: 'notice', id: 'queued-others', hidden: true }), actions: h('div'), undo: h('div', { id: 'undo-slot' }) };
+    fill(now, [st.nowParts.done, st.nowParts.waiting, st.nowParts.others, st.nowParts.actions, st.nowParts.undo]);
   }
   st.nowParts.done.textContent = st.done;
   st.nowParts.done.className = st.doneKind ? `done ${st.doneKind}` : 'done';
   st.nowParts.done.hidden = !st.done;
   st.nowParts.waiting.textContent = waitingLine(st);
+  const others = st.queuedOthers();
+  st.nowParts.others.textContent = othersWaitingWords(others);
+  st.nowParts.others.hidden = !others.length;
   // The action panel is rebuilt only when what this key may do changes, so a half-filled form,
-  // half-entered dice or half-chosen reserves survive the other side's moves.
+  // half-entered dice or half-chosen reserves survive the other side's moves, those waiting on
+  // this phone to be sent included: of the writes waiting, only this link's own count here.
   const c = st.c;
   const mine = c.waiting_for.filter((w) => w.startsWith(`${st.role}:`));
   // (Of the What-if events, and of the rolls a side may make once more, only this role's own:
   // another side's roll must not wipe the organizer's half-typed set-up.)
   const sig = JSON.stringify([st.role, c.status, c.current_battle, st.battle && st.battle.phase, mine, c.battles.length,
     Boolean(c.what_if_again && c.what_if_again[st.role]),
-    c.effects.filter((e) => e.picked_by === st.role && !e.picked_battle).map((e) => e.id), c.next, st.queueCount()]);
+    c.effects.filter((e) => e.picked_by === st.role && !e.picked_battle).map((e) => e.id), c.next, st.queuedOwn()]);
   if (sig !== st.sig) {
     st.sig = sig;
     st.nowParts.actions.replaceChildren(actionsPanel(st));
@@ -330,6 +347,17 @@ function paintNow(st) {
     st.undoSig = undoSig;
     fill(st.nowParts.undo, undoAction(st));
   }
+}
+
+// Writes of other links of this campaign waiting on this phone (`items`), in words: each named
+// by the side whose link made it ("the Allies' reserve roll"; "an action" when the phone does
+// not know whose, never a label that says "your").
+function othersWaitingWords(items) {
+  if (!items.length) return '';
+  const names = items.map((q) => { const n = queuedName(q); return n === q.label ? 'an action' : n; });
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  const links = new Set(items.map((q) => q.key)).size === 1 ? 'another link' : 'other links';
+  return `Waiting on this phone to be sent, made with ${links}: ${list}. ${names.length === 1 ? 'It goes' : 'They go'} as soon as the server can be reached.`;
 }
 
 function waitingLine(st) {

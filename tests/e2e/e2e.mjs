@@ -968,9 +968,26 @@ try {
   await qPage.waitForSelector('#queued', { timeout: 5000 });
   await qPage.goto('about:blank');
   await qPage.goto(`${BASE}/c/${qc.id}#key=${qc.axis_key}`);
-  await qPage.waitForSelector('#queued', { timeout: 5000 });
+  // The Axis page says the Allies' roll waits, and still offers the Axis' own roll.
+  await qPage.waitForSelector('#queued-others', { timeout: 5000 });
+  check(await qPage.locator('#queued').count() === 0 && await qPage.locator('#enter-reserve-roll').count() === 1,
+    "a page opened while another link's write waits on the phone offers its own actions");
+  // The Axis player taps a face in while the page sends the Allies' roll: once it is done, the
+  // face is still there, after the page has read the campaign again (a tap on Refresh, after
+  // the roll is said sent: any redraw the send would cause has happened by then).
+  await qPage.click('#act-reserve-roll .picker button[data-face="flag"]');
+  await qPage.evaluate(() => { window.e2eRollCard = document.querySelector('#act-reserve-roll'); });
   await qPage.unroute(qRoll);
-  await qPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
+  await qPage.waitForFunction(() => document.querySelector('#done').textContent.startsWith('Sent: ') && !document.querySelector('#queued-others:not([hidden])'), null, { timeout: 15000 }).catch(() => {});
+  await qPage.evaluate(() => { window.e2eStanding = document.querySelector('#standing-allies'); });
+  await qPage.click('#refresh');
+  const qRead = await qPage.waitForFunction(() => document.querySelector('#standing-allies') !== window.e2eStanding, null, { timeout: 10000 }).then(() => true, () => false);
+  const qKept = await qPage.evaluate(() => ({
+    same: window.e2eRollCard === document.querySelector('#act-reserve-roll'),
+    entered: [...document.querySelectorAll('#act-reserve-roll .entered button')].map((b) => b.getAttribute('aria-label')),
+  }));
+  check(qRead && qKept.same && qKept.entered.join() === 'Remove Flag (die 1)',
+    `the Axis' face tapped in stays while the page sends the Allies' roll that waited, and after (${qKept.entered.join() || 'no face left'})`);
   const qRolls = await get(`/campaigns/${qc.id}/rolls`);
   const qLine = await text(qPage, '#done');
   check(qRolls.length === 1 && qRolls[0].side === 'allies' && qLine === "Sent: the Allies' reserve roll: Star, Armor.",
@@ -987,9 +1004,9 @@ try {
   await post(`/campaigns/${qc.id}/undo`, qc.organizer_key, {});
   await qPage.goto('about:blank');
   await qPage.goto(`${BASE}/c/${qc.id}#key=${qc.axis_key}`);
-  await qPage.waitForSelector('#queued', { timeout: 5000 });
+  await qPage.waitForSelector('#queued-others', { timeout: 5000 });
   await qPage.unroute(qChoice);
-  await qPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 15000 }).catch(() => {});
+  await qPage.waitForFunction(() => !document.querySelector('#queued-others:not([hidden])'), null, { timeout: 15000 }).catch(() => {});
   const qFailed = await text(qPage, '#done');
   const qChosen = (await get(`/campaigns/${qc.id}/battles/1`)).reserves.allies.chosen;
   check(qFailed.startsWith("With another link on this phone: the Allies' reserve choice could not be done: ") && !/\byour\b/i.test(qFailed) && !qChosen,
@@ -1028,11 +1045,22 @@ try {
     await p.goto(`${BASE}/c/${tc.id}#key=${tc.allies_key}`);
     await p.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
   }
-  for (const [p, faces] of [[tPage, ['star', 'armor']], [tPage2, ['infantry', 'armor']]]) {
-    for (const f of faces) await p.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
-    await p.click('#enter-reserve-roll');
-    await p.waitForSelector('#queued', { timeout: 5000 });
-  }
+  // Both tabs are tapped before either has queued its roll: a tab that has heard of a write of
+  // its own link waiting (at its next 5 s round) offers that roll no more. So the second tab's
+  // roll is held on its way (a slow network) while the first tab's is refused by the gateway and
+  // queued; then it is refused too, and queued after it.
+  let holdSecond;
+  const secondHeld = new Promise((resolve) => { holdSecond = resolve; });
+  let tSecondSends = 0;
+  await tPage2.route(tRoll, (route) => (tSecondSends++ === 0 ? holdSecond(route) : gateway(route)));
+  for (const f of ['infantry', 'armor']) await tPage2.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await tPage2.click('#enter-reserve-roll');
+  const tHeld = await secondHeld;
+  for (const f of ['star', 'armor']) await tPage.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await tPage.click('#enter-reserve-roll');
+  await tPage.waitForSelector('#queued', { timeout: 5000 });
+  await gateway(tHeld);
+  await tPage2.waitForFunction(() => document.querySelector('#done').textContent.includes('waits on this phone'), null, { timeout: 5000 });
   const tQueued = await tPage.evaluate(async () => (await import('/assets/api.js')).queued().length);
   await tPage2.close();
   pages.splice(pages.findIndex(([n]) => n === 't-two-tabs-2'), 1);
@@ -1067,11 +1095,28 @@ try {
     await p.goto(`${BASE}/c/${uc.id}#key=${key}`);
     await p.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
   }
-  for (const [p, faces] of [[uPage, ['star', 'armor']], [uPage2, ['infantry', 'grenade']]]) {
-    for (const f of faces) await p.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
-    await p.click('#enter-reserve-roll');
-    await p.waitForSelector('#queued', { timeout: 5000 });
-  }
+  // The Axis player has tapped one face in when the Allies' roll, in the other tab, is queued.
+  // At its next round (every 5 s) the Axis tab tries to send that roll too, reads the campaign
+  // again and says the roll waits: the faces tapped in stay, and the roll is still offered (a
+  // tab that drew its actions again there would lose them, and offer nothing more to tap).
+  await uPage2.click('#act-reserve-roll .picker button[data-face="infantry"]');
+  await uPage2.evaluate(() => { window.e2eRollCard = document.querySelector('#act-reserve-roll'); });
+  for (const f of ['star', 'armor']) await uPage.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await uPage.click('#enter-reserve-roll');
+  await uPage.waitForSelector('#queued', { timeout: 5000 });
+  await uPage2.waitForSelector('#queued-others', { timeout: 15000 });
+  const uKept = await uPage2.evaluate(() => ({
+    same: window.e2eRollCard === document.querySelector('#act-reserve-roll'),
+    entered: [...document.querySelectorAll('#act-reserve-roll .entered button')].map((b) => b.getAttribute('aria-label')),
+    queued: Boolean(document.querySelector('#queued')),
+    words: document.querySelector('#queued-others').textContent,
+  }));
+  check(uKept.same && uKept.entered.join() === 'Remove Infantry (die 1)' && !uKept.queued
+    && uKept.words === "Waiting on this phone to be sent, made with another link: the Allies' reserve roll. It goes as soon as the server can be reached.",
+    `the Allies' roll waiting on the phone leaves the Axis tab's half-entered roll as it was, and the tab says it waits (${uKept.entered.join() || 'no face left'}; ${uKept.words})`);
+  await uPage2.click('#act-reserve-roll .picker button[data-face="grenade"]');
+  await uPage2.click('#enter-reserve-roll');
+  await uPage2.waitForSelector('#queued', { timeout: 5000 });
   await uPage2.close();
   pages.splice(pages.findIndex(([n]) => n === 'u-two-links-2'), 1);
   await uPage.unroute(uRoll, gateway);
