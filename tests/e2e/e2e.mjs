@@ -1120,7 +1120,9 @@ try {
   await uPage2.close();
   pages.splice(pages.findIndex(([n]) => n === 'u-two-links-2'), 1);
   await uPage.unroute(uRoll, gateway);
-  await uPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 20000 }).catch(() => {});
+  // Until nothing of the campaign waits: this page's own write (#queued) goes first, the Axis'
+  // (said apart, #queued-others) after it.
+  await uPage.waitForFunction(() => !document.querySelector('#queued') && !document.querySelector('#queued-others:not([hidden])'), null, { timeout: 20000 }).catch(() => {});
   await caughtUp(uPage, uc.id);
   const uLine = await text(uPage, '#done');
   const uRolls = await get(`/campaigns/${uc.id}/rolls`);
