@@ -231,7 +231,6 @@ static void idem_ttl(char ttl[16])
  * w->request_hash): DB_TX_OK for a key not seen (within its time to live); DB_TX_ABORT with the
  * stored answer to replay (w->replay), or with a refusal (a key used for another request, or a
  * key a re-issue replaced, `replaced`); DB_TX_ERROR. */
-
 static enum db_tx key_lookup(struct db *db, struct write_ctx *w, enum role replaced)
 {
     struct idem *ik = &w->idem;
