@@ -138,11 +138,9 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
                        side_name(r->side),
                        "roll",
                        logtext ? logtext : "{}"};
-    /* Made from the campaign held (whether the side rolled is not read): the roll goes in only
-     * if it clashes with none stored, else the write runs again from a load. */
-    bool queued = r->at           ? db_roll_insert_at(db, p, r->at)
-                  : c->optimistic ? db_roll_insert_once(db, p)
-                                  : db_roll_insert(db, p);
+    /* Made from the campaign held (whether the side rolled is not read), a roll that clashes
+     * with one stored fails the write as one that moved on: it runs again from a load. */
+    bool queued = r->at ? db_roll_insert_at(db, p, r->at) : db_roll_insert(db, p);
     free(det);
     free(logtext);
     if (!queued)

@@ -244,10 +244,25 @@ static bool moved_on(const struct db *db)
            strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0;
 }
 
+/* A clash with a unique index that only a write made from a campaign held in memory can meet,
+ * since a load reads what it guards under the campaign's lock: that campaign did not say it (a
+ * side's second roll of a battle: rolls_one_per_purpose, migration 0006). The campaign held
+ * moved on; the write runs again from a load, which refuses what must be refused. (A plain
+ * insert's unique violation says it as surely as ON CONFLICT's look before each insert, and
+ * costs nothing when nothing clashes.) */
+static bool clash_means_moved_on(const PGresult *r, const char *state)
+{
+    const char *index = PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
+    return state && strcmp(state, "23505") == 0 && index &&
+           strcmp(index, "rolls_one_per_purpose") == 0;
+}
+
 /* Records a failed result; returns NULL after clearing it. */
 static PGresult *fail(struct db *db, PGresult *r)
 {
     const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (r && clash_means_moved_on(r, state))
+        state = DB_SQLSTATE_MOVED_ON;
     const char *msg = r ? PQresultErrorMessage(r) : NULL;
     if (!msg || !*msg)
         msg = PQerrorMessage(db->conn);

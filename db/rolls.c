@@ -4,6 +4,10 @@
 #define ROLL_COLUMNS                                                                               \
     "n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail, " DB_TS("at")
 
+/* Also what a write made from a campaign held in memory sends: that campaign does not say
+ * whether the side rolled already, and the unique index on one roll per side, purpose and
+ * battle does. Its clash fails the transaction as one that moved on (db.c, fail), and the write
+ * runs again from a load, which reads the rolls and refuses the second. */
 static struct db_statement st_insert = {
     "roll_insert",
     "WITH r AS (INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, client_seed, "
@@ -32,24 +36,6 @@ static struct db_statement st_battle = {
 bool db_roll_insert(struct db *db, const char *const p[13])
 {
     return db_defer(db, &st_insert, p);
-}
-
-/* The same in a write that started from a campaign held in memory (migration 0016): the roll
- * goes in only if it clashes with none (the side rolled already: the campaign held does not
- * say), else the transaction fails as one that moved on, and runs again from a load. */
-static struct db_statement st_insert_once = {
-    "roll_insert_once",
-    "WITH r AS (INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, client_seed, "
-    "seed_epoch, faces, detail) VALUES ($1::uuid, $2::int, $3, $4, $5::int, $6, $7, $8::int, "
-    "$9::text[], $10::jsonb) ON CONFLICT DO NOTHING RETURNING campaign_id), "
-    "l AS (INSERT INTO event_log (campaign_id, actor, action, detail) SELECT campaign_id, $11, "
-    "$12, $13::jsonb FROM r RETURNING 1) "
-    "SELECT m44_still(count(*) = 1, 'roll ' || $2 || ' of ' || $1 || ' clashes') FROM l",
-    13, 0};
-
-bool db_roll_insert_once(struct db *db, const char *const p[13])
-{
-    return db_defer(db, &st_insert_once, p);
 }
 
 /* The same, for an import: the roll and its line take the time it was rolled ($14). */

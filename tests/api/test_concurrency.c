@@ -368,10 +368,10 @@ static void test_held_roll_moved_on(void)
     http_free(r);
     /* Held (as the roll left it), and current: the same side rolls again, with an
      * Idempotency-Key as the page sends every write. Nothing is read first (the key is taken as
-     * new): the version bump goes first and the roll only if it clashes with none stored; it
-     * clashes, and the write runs again from a load (the key looked up first: no answer stored
-     * for it), which refuses it as ever, nothing written (the clash fails the write as a
-     * version moved on would, and is counted with them). */
+     * new): the version bump goes first, then the roll, which clashes with the one stored
+     * (the unique index), and the write runs again from a load (the key looked up first: no
+     * answer stored for it), which refuses it as ever, nothing written (the clash fails the
+     * write as a version moved on would, and is counted with them). */
     stale = daemon_metric(&api_daemon, STATE_FOUND("stale"));
     again = daemon_metric(&api_daemon, MOVED_ON_AGAIN);
     const char *idem[] = {"Idempotency-Key: held-roll-again-0123456789abcdef", NULL};

@@ -62,7 +62,7 @@ static enum db_tx roll_statements(struct db *db, void *arg)
 
 /* The statements of a reserve roll on a campaign held in memory (campaign->optimistic), sent
  * and rolled back: the version check in its place first, replaced by the version bump, then the
- * roll if it clashes with none. */
+ * roll. */
 static enum db_tx warm_statements(struct db *db, void *arg)
 {
     (void)arg;
@@ -73,7 +73,7 @@ static enum db_tx warm_statements(struct db *db, void *arg)
         ID,   "2",    "axis", "reserve", "1", "server", "x", "1", "{infantry,grenade}",
         "[]", "axis", "roll", "{}"};
     const char *save[] = {ID, "3", "1", "3", "3", "active", NULL, version};
-    return db_campaign_at(db, ID, version, NULL) && db_roll_insert_once(db, roll) &&
+    return db_campaign_at(db, ID, version, NULL) && db_roll_insert(db, roll) &&
                    db_campaign_save_first(db, save) && db_flush(db)
                ? DB_TX_ABORT
                : DB_TX_ERROR;
@@ -199,7 +199,7 @@ static void test_bench_sql_is_m44d_sql(void)
     CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), warm_statements, NULL), DB_ABORTED);
     const struct bench_statement warm[] = {
         {"campaign_save_first", "WITH u AS (UPDATE campaigns "},
-        {"roll_insert_once", "WITH r AS (INSERT INTO rolls "},
+        {"roll_insert", "WITH r AS (INSERT INTO rolls "},
     };
     check_file("reserve-roll-warm.sql", warm, sizeof warm / sizeof warm[0]);
 }
@@ -210,10 +210,9 @@ static void test_cycle_sql_is_m44d_sql(void)
 {
     CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), cycle_statements, NULL), DB_ABORTED);
     CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), warm_statements, NULL), DB_ABORTED);
-    static const char *const names[] = {"campaign_at",        "tx_time",       "battle_detail",
-                                        "battle_insert",      "log_insert",    "battle_update",
-                                        "choice_insert",      "campaign_save", "roll_insert_once",
-                                        "campaign_save_first"};
+    static const char *const names[] = {
+        "campaign_at",   "tx_time",       "battle_detail", "battle_insert", "log_insert",
+        "battle_update", "choice_insert", "campaign_save", "roll_insert",   "campaign_save_first"};
     enum { NNAMES = sizeof names / sizeof names[0] };
     char *sql[NNAMES];
     int used[NNAMES] = {0};
