@@ -98,6 +98,13 @@ function saveQueue(q) {
   try { localStorage.setItem(QUEUE, JSON.stringify(q)); } catch { /* private mode: nothing kept */ }
 }
 
+// Calls fn when another tab of this browser queued a write or sent one: the queue is shared by
+// the tabs, and the browser tells every other tab of the same site at once (never the tab that
+// wrote). A tab does not wait for its next round to say so.
+export function onQueueChanged(fn) {
+  window.addEventListener('storage', (e) => { if (e.key === QUEUE || e.key === null) fn(); });
+}
+
 let flushing = false;
 
 // Sends the queued writes in order. Each gets a definite answer (done, or refused with the

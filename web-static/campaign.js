@@ -3,7 +3,7 @@
 // stays current by long polling the campaign's ETag; after any error, offline time or sleep
 // it reads everything again (no If-None-Match), so it always ends up showing what the server
 // has. Its state is visible: live, reconnecting, or offline.
-import { api, flushQueue, askKey, keyRefusedHere, keyTagMoved, openingRole, queued, reissueKey, versionOf, watch } from './api.js';
+import { api, flushQueue, askKey, keyRefusedHere, keyTagMoved, onQueueChanged, openingRole, queued, reissueKey, versionOf, watch } from './api.js';
 import { h, say, SIDES, SIDE_TITLE } from './dom.js';
 import { diceRow, die } from './dice.js';
 import { medalsChart, tokensChart } from './charts.js';
@@ -92,6 +92,8 @@ export async function showCampaign(main, id) {
   window.addEventListener('online', () => { wake(st); sendQueued(st); });
   window.addEventListener('offline', () => setStatus(st, 'offline'));
   document.addEventListener('visibilitychange', () => { if (!document.hidden) wake(st); });
+  // A write queued or sent in another tab: what waits on this phone is said here at once.
+  onQueueChanged(() => paintNow(st));
   sendQueued(st);
   setInterval(() => {
     if (st.queueCount()) sendQueued(st);

@@ -1090,30 +1090,51 @@ try {
   const uPage = await newPage(phone, 'u-two-links');
   const uPage2 = await newPage(phone, 'u-two-links-2', uPage);
   const uRoll = new RegExp(`/campaigns/${uc.id}/battles/1/reserve-roll$`);
+  // When the Axis tab first tries to send a roll (its round, every 5 s, sends what waits).
+  let uAxisTries = 0;
+  let uAxisFirstTry = 0;
+  const uAxisGateway = (route) => { if (!uAxisTries++) uAxisFirstTry = Date.now(); return gateway(route); };
   for (const [p, key] of [[uPage, uc.allies_key], [uPage2, uc.axis_key]]) {
-    await p.route(uRoll, gateway);
+    await p.route(uRoll, p === uPage ? gateway : uAxisGateway);
     await p.goto(`${BASE}/c/${uc.id}#key=${key}`);
     await p.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
   }
   // The Axis player has tapped one face in when the Allies' roll, in the other tab, is queued.
-  // At its next round (every 5 s) the Axis tab tries to send that roll too, reads the campaign
-  // again and says the roll waits: the faces tapped in stay, and the roll is still offered (a
-  // tab that drew its actions again there would lose them, and offer nothing more to tap).
+  // The Axis tab says at once that the roll waits (the browser tells it the queue changed),
+  // before its next round (every 5 s) tries to send that roll too and reads the campaign again;
+  // the faces tapped in stay through both, and the roll is still offered (a tab that drew its
+  // actions again would lose them, and offer nothing more to tap).
   await uPage2.click('#act-reserve-roll .picker button[data-face="infantry"]');
-  await uPage2.evaluate(() => { window.e2eRollCard = document.querySelector('#act-reserve-roll'); });
+  await uPage2.evaluate(() => {
+    window.e2eRollCard = document.querySelector('#act-reserve-roll');
+    const line = document.querySelector('#queued-others');
+    new MutationObserver(() => { if (!line.hidden && !window.e2eOthersAt) window.e2eOthersAt = Date.now(); })
+      .observe(line, { attributes: true, childList: true, characterData: true, subtree: true });
+  });
   for (const f of ['star', 'armor']) await uPage.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
   await uPage.click('#enter-reserve-roll');
   await uPage.waitForSelector('#queued', { timeout: 5000 });
   await uPage2.waitForSelector('#queued-others', { timeout: 15000 });
+  const uOthersAt = await uPage2.evaluate(() => window.e2eOthersAt);
+  const uSaidFirst = { said: Boolean(uOthersAt), tries: uAxisTries, before: !uAxisTries || uOthersAt < uAxisFirstTry };
+  check(uSaidFirst.said && uSaidFirst.before,
+    `the Axis tab says the Allies' roll waits as soon as the Allies tab queued it, before its own round tried to send it (${uSaidFirst.tries} tries then)`);
+  // Then its round: it tries to send the roll, and reads the campaign again (its standing, the
+  // battle and the rolls), and draws what it read.
+  const uReread = ['', '/battles/1', '/rolls'].map((tail) => uPage2.waitForResponse((r) => r.request().method() === 'GET'
+    && r.url().endsWith(`/api/v1/campaigns/${uc.id}${tail}`), { timeout: 15000 }).catch(() => null));
+  for (let i = 0; i < 150 && !uAxisTries; i++) await new Promise((resolve) => { setTimeout(resolve, 100); });
+  await Promise.all(uReread);
+  await uPage2.evaluate(() => new Promise((resolve) => { requestAnimationFrame(() => requestAnimationFrame(resolve)); }));
   const uKept = await uPage2.evaluate(() => ({
     same: window.e2eRollCard === document.querySelector('#act-reserve-roll'),
     entered: [...document.querySelectorAll('#act-reserve-roll .entered button')].map((b) => b.getAttribute('aria-label')),
     queued: Boolean(document.querySelector('#queued')),
     words: document.querySelector('#queued-others').textContent,
   }));
-  check(uKept.same && uKept.entered.join() === 'Remove Infantry (die 1)' && !uKept.queued
+  check(uAxisTries > 0 && uKept.same && uKept.entered.join() === 'Remove Infantry (die 1)' && !uKept.queued
     && uKept.words === "Waiting on this phone to be sent, made with another link: the Allies' reserve roll. It goes as soon as the server can be reached.",
-    `the Allies' roll waiting on the phone leaves the Axis tab's half-entered roll as it was, and the tab says it waits (${uKept.entered.join() || 'no face left'}; ${uKept.words})`);
+    `the Allies' roll waiting on the phone leaves the Axis tab's half-entered roll as it was, its round included, and the tab says it waits (${uAxisTries} tries; ${uKept.entered.join() || 'no face left'}; ${uKept.words})`);
   await uPage2.click('#act-reserve-roll .picker button[data-face="grenade"]');
   await uPage2.click('#enter-reserve-roll');
   await uPage2.waitForSelector('#queued', { timeout: 5000 });
