@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +130,50 @@ static void test_save_of_a_stale_version_fails(void)
     CU_ASSERT_EQUAL(b.version, a.version + 1);
 }
 
+/* A roll of the campaign (db_roll_insert): side, battle and number given. */
+struct roll_at {
+    const char *n, *side, *battle;
+};
+
+static enum db_tx insert_roll(struct db *db, void *arg)
+{
+    const struct roll_at *a = arg;
+    const char *p[] = {ID,   a->n,          a->side, "reserve", a->battle, "table", NULL,
+                       NULL, "{star,star}", NULL,    a->side,   "roll",    "{}"};
+    return db_roll_insert(db, p) ? DB_TX_OK : DB_TX_ERROR;
+}
+
+static long rolls_stored(void)
+{
+    char sql[120];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM rolls WHERE campaign_id = '%s'", ID);
+    PGresult *r = db_exec_sql(db_thread(), sql);
+    long n = r && PQntuples(r) == 1 ? atol(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    return n;
+}
+
+/* A side's second roll of a battle (made from a campaign held, which cannot tell) clashes with
+ * the first: the write fails as one whose campaign moved on, run again from a load and counted
+ * so. Any other clash, a roll number used again, fails as what it is, and is not run again. */
+static void test_roll_clash_is_moved_on(void)
+{
+    struct roll_at first = {"1", "allies", "9"}, again = {"2", "allies", "9"},
+                   number = {"1", "axis", "9"};
+    CU_ASSERT_EQUAL_FATAL(db_transaction(db_thread(), insert_roll, &first), DB_OK);
+    long stored = rolls_stored();
+    uint64_t moved = db_stat_reruns(DB_RERUN_MOVED_ON), lost = db_stat_reruns(DB_RERUN_LOST);
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), insert_roll, &again), DB_FAILED);
+    CU_ASSERT_STRING_EQUAL(db_last_sqlstate(db_thread()), DB_SQLSTATE_MOVED_ON);
+    CU_ASSERT(db_stat_reruns(DB_RERUN_MOVED_ON) > moved);
+    moved = db_stat_reruns(DB_RERUN_MOVED_ON);
+    CU_ASSERT_EQUAL(db_transaction(db_thread(), insert_roll, &number), DB_FAILED);
+    CU_ASSERT_STRING_EQUAL(db_last_sqlstate(db_thread()), "23505");
+    CU_ASSERT_EQUAL(db_stat_reruns(DB_RERUN_MOVED_ON), moved);
+    CU_ASSERT_EQUAL(db_stat_reruns(DB_RERUN_LOST), lost);
+    CU_ASSERT_EQUAL(rolls_stored(), stored);
+}
+
 void register_lock_tests(void)
 {
     CU_pSuite s = CU_add_suite("campaign lock", suite_init, suite_clean);
@@ -137,4 +182,6 @@ void register_lock_tests(void)
     CU_add_test(s, "uncontended, the locked load is the plain load", test_uncontended_load);
     CU_add_test(s, "a save of a stale version fails the transaction",
                 test_save_of_a_stale_version_fails);
+    CU_add_test(s, "a side's second roll of a battle fails as moved on; a number used again not",
+                test_roll_clash_is_moved_on);
 }
