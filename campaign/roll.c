@@ -140,7 +140,9 @@ enum cres roll_store(struct db *db, struct campaign *c, const char *purpose, int
                        logtext ? logtext : "{}"};
     /* Made from the campaign held (whether the side rolled is not read), a roll that clashes
      * with one stored fails the write as one that moved on: it runs again from a load. */
-    bool queued = r->at ? db_roll_insert_at(db, p, r->at) : db_roll_insert(db, p);
+    bool queued = r->at           ? db_roll_insert_at(db, p, r->at)
+                  : c->optimistic ? db_roll_insert_held(db, p)
+                                  : db_roll_insert(db, p);
     free(det);
     free(logtext);
     if (!queued)

@@ -37,7 +37,10 @@ struct db {
     bool lost;        /* the previous connection was lost; the next successful one is a reconnect */
     bool standby;     /* a connection to --read-database (db_thread_standby) */
     char tx_time[40]; /* db_tx_time's answer in this attempt of the transaction ("": not asked) */
-    struct db *next;  /* registry of every connection, for db_shutdown */
+    /* A unique index whose violation in this attempt means that what the transaction started
+     * from moved on (db_defer_clash_moved_on); NULL: none. */
+    const char *clash_moved_on;
+    struct db *next; /* registry of every connection, for db_shutdown */
 };
 
 static char *db_conninfo, *standby_conninfo;
@@ -244,25 +247,21 @@ static bool moved_on(const struct db *db)
            strcmp(db->sqlstate, DB_SQLSTATE_KEY_ANSWERED) == 0;
 }
 
-/* A clash with a unique index that only a write made from a campaign held in memory can meet,
- * since a load reads what it guards under the campaign's lock: that campaign did not say it (a
- * side's second roll of a battle: rolls_one_per_purpose, migration 0006). The campaign held
- * moved on; the write runs again from a load, which refuses what must be refused. (A plain
- * insert's unique violation says it as surely as ON CONFLICT's look before each insert, and
- * costs nothing when nothing clashes.) */
-static bool clash_means_moved_on(const PGresult *r, const char *state)
+/* Whether r failed on a clash with the unique index that this attempt of the transaction
+ * takes as a state moved on (db_defer_clash_moved_on). */
+static bool clash_means_moved_on(const struct db *db, const PGresult *r, const char *state)
 {
     const char *index = PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
-    return state && strcmp(state, "23505") == 0 && index &&
-           strcmp(index, "rolls_one_per_purpose") == 0;
+    return db->clash_moved_on && state && strcmp(state, "23505") == 0 && index &&
+           strcmp(index, db->clash_moved_on) == 0;
 }
 
 /* Records a failed result; returns NULL after clearing it. */
 static PGresult *fail(struct db *db, PGresult *r)
 {
     const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-    if (r && clash_means_moved_on(r, state))
-        state = DB_SQLSTATE_MOVED_ON;
+    if (r && clash_means_moved_on(db, r, state))
+        state = DB_SQLSTATE_MOVED_ON; /* the message still names the index */
     const char *msg = r ? PQresultErrorMessage(r) : NULL;
     if (!msg || !*msg)
         msg = PQerrorMessage(db->conn);
@@ -547,6 +546,14 @@ bool db_defer(struct db *db, struct db_statement *st, const char *const *params)
     return enqueue(db, st, params, false);
 }
 
+bool db_defer_clash_moved_on(struct db *db, struct db_statement *st, const char *const *params,
+                             const char *index)
+{
+    if (db->in_tx)
+        db->clash_moved_on = index; /* for this attempt only (attempt) */
+    return db_defer(db, st, params);
+}
+
 bool db_defer_instead(struct db *db, struct db_statement *was, struct db_statement *st,
                       const char *const *params)
 {
@@ -794,7 +801,7 @@ static void abandon(struct db *db)
     }
 }
 
-static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry)
+static enum db_result attempt_once(struct db *db, db_tx_fn fn, void *ctx, bool *retry)
 {
     *retry = false;
     if (!db_ensure(db))
@@ -841,6 +848,15 @@ static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry
     }
     *retry = retryable(db) || lost(db); /* a lost connection: reconnect and run it again */
     return DB_FAILED;
+}
+
+/* One attempt; what it took as a clash moved on is forgotten after it. */
+static enum db_result attempt(struct db *db, db_tx_fn fn, void *ctx, bool *retry)
+{
+    db->clash_moved_on = NULL;
+    enum db_result r = attempt_once(db, fn, ctx, retry);
+    db->clash_moved_on = NULL;
+    return r;
 }
 
 enum db_result db_transaction(struct db *db, db_tx_fn fn, void *ctx)

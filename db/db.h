@@ -77,6 +77,13 @@ long db_command(struct db *db, struct db_statement *st, const char *const *param
  * it runs at once. false: it failed (outside a transaction) or could not be queued.
  */
 bool db_defer(struct db *db, struct db_statement *st, const char *const *params);
+/* db_defer, for a write made from a state held in memory that may clash with a row that state
+ * did not know of (a side's roll stored, for a campaign held: the unique index says it): a
+ * violation of the unique index named `index`, in this attempt of the transaction, fails it as
+ * one whose state moved on (DB_SQLSTATE_MOVED_ON), and it runs again from a load. Any other
+ * clash, or one in another transaction, fails as itself. */
+bool db_defer_clash_moved_on(struct db *db, struct db_statement *st, const char *const *params,
+                             const char *index);
 
 /*
  * Inside db_transaction: `st` takes the place in the queue of the first held-back statement

@@ -4,10 +4,6 @@
 #define ROLL_COLUMNS                                                                               \
     "n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail, " DB_TS("at")
 
-/* Also what a write made from a campaign held in memory sends: that campaign does not say
- * whether the side rolled already, and the unique index on one roll per side, purpose and
- * battle does. Its clash fails the transaction as one that moved on (db.c, fail), and the write
- * runs again from a load, which reads the rolls and refuses the second. */
 static struct db_statement st_insert = {
     "roll_insert",
     "WITH r AS (INSERT INTO rolls (campaign_id, n, side, purpose, battle, source, client_seed, "
@@ -36,6 +32,17 @@ static struct db_statement st_battle = {
 bool db_roll_insert(struct db *db, const char *const p[13])
 {
     return db_defer(db, &st_insert, p);
+}
+
+/* The same in a write made from a campaign held in memory: that campaign does not say whether
+ * the side rolled already, the unique index of one roll per side, purpose and battle (migration
+ * 0006) does. A clash with it fails the transaction as one that moved on, and the write runs
+ * again from a load, which reads the rolls and refuses the second. (Until the plain insert took
+ * its place, it went in `ON CONFLICT DO NOTHING`, with m44_still counting the rows added, which
+ * migration 0016 describes: a look for a clash before every insert, where a clash is rare.) */
+bool db_roll_insert_held(struct db *db, const char *const p[13])
+{
+    return db_defer_clash_moved_on(db, &st_insert, p, "rolls_one_per_purpose");
 }
 
 /* The same, for an import: the roll and its line take the time it was rolled ($14). */

@@ -91,10 +91,11 @@ bool db_held_set(struct db *db, const char *campaign, const char *id, const char
 bool db_held_remove_all(struct db *db, const char *campaign);
 
 /* rolls (db/rolls.c): n, side, purpose, battle, source, client_seed, seed_epoch, faces, detail,
- * at. Inserting a roll also writes its event-log line (actor, action, detail: p[10..12]). A roll
- * that clashes with one of the same side, purpose and battle fails the transaction as one that
- * moved on (DB_SQLSTATE_MOVED_ON). */
+ * at. Inserting a roll also writes its event-log line (actor, action, detail: p[10..12]). */
 bool db_roll_insert(struct db *db, const char *const p[13]);
+/* The same, from a campaign held in memory: a roll that clashes with one of the same side,
+ * purpose and battle fails the transaction as one that moved on (DB_SQLSTATE_MOVED_ON). */
+bool db_roll_insert_held(struct db *db, const char *const p[13]);
 /* The same with the time it was rolled (an import), for the roll and its line. */
 bool db_roll_insert_at(struct db *db, const char *const p[13], const char *at);
 PGresult *db_rolls(struct db *db, const char *campaign);

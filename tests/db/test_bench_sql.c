@@ -73,7 +73,7 @@ static enum db_tx warm_statements(struct db *db, void *arg)
         ID,   "2",    "axis", "reserve", "1", "server", "x", "1", "{infantry,grenade}",
         "[]", "axis", "roll", "{}"};
     const char *save[] = {ID, "3", "1", "3", "3", "active", NULL, version};
-    return db_campaign_at(db, ID, version, NULL) && db_roll_insert(db, roll) &&
+    return db_campaign_at(db, ID, version, NULL) && db_roll_insert_held(db, roll) &&
                    db_campaign_save_first(db, save) && db_flush(db)
                ? DB_TX_ABORT
                : DB_TX_ERROR;
