@@ -92,8 +92,13 @@ export async function showCampaign(main, id) {
   window.addEventListener('online', () => { wake(st); sendQueued(st); });
   window.addEventListener('offline', () => setStatus(st, 'offline'));
   document.addEventListener('visibilitychange', () => { if (!document.hidden) wake(st); });
-  // A write queued or sent in another tab: what waits on this phone is said here at once.
-  onQueueChanged(() => paintNow(st));
+  // A write queued or sent in another tab: what waits on this phone is said here at once. When
+  // one of this link's own left the queue (sent there), the campaign is read first: drawn from
+  // the standing before it, the actions would offer for a moment what was just done.
+  onQueueChanged(() => {
+    if (st.queuedOwn() < st.paintedOwn) st.reload(false).catch(() => {}).finally(() => paintNow(st));
+    else paintNow(st);
+  });
   sendQueued(st);
   setInterval(() => {
     if (st.queueCount()) sendQueued(st);
@@ -341,6 +346,7 @@ function paintNow(st) {
     c.effects.filter((e) => e.picked_by === st.role && !e.picked_battle).map((e) => e.id), c.next, st.queuedOwn()]);
   if (sig !== st.sig) {
     st.sig = sig;
+    st.paintedOwn = st.queuedOwn(); // this link's writes waiting, as the actions were drawn
     st.nowParts.actions.replaceChildren(actionsPanel(st));
   }
   // (An earlier action undone leaves the last one as it was: what else may be undone is in it.)
