@@ -6,6 +6,7 @@
 # the Axis' rolls on the campaigns rolled on (warm); printed: both rates and m44d's CPU per warm
 # roll (from /proc).
 # The daemons' standard error: bench/out/m44d-ab.log (this run's).
+# M44_AB_KEYS=1 sends every roll with an Idempotency-Key of its own, as the page does.
 # M44_AB_PERF=OLD|NEW also records that binary's first warm turn with perf (call graphs) into
 # bench/out/ab-perf.data. M44_AB_OLD_ARGS and M44_AB_NEW_ARGS add options to that binary's
 # daemon (after the turn's own, so they win: OLD and NEW may be one binary, say
@@ -14,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); ROUNDS=${3:-3}; SECS=${4:-5}
 LG=build/release/bench/loadgen
+KEYS=${M44_AB_KEYS:+-k}
 [ -x "$LG" ] || make -s bench-bins
 mkdir -p bench/out
 : >bench/out/m44d-ab.log
@@ -55,14 +57,14 @@ for r in $(seq "$ROUNDS"); do
     extra=${!extra_var:-}
     start "${!which}" --state-entries 65536 ${extra}
     roll_targets "$first" "$((first + 19999))" a >"$targets"
-    C=$($LG -c 16 -d "$SECS" -p "$targets" "127.0.0.1:$port")
+    C=$($LG -c 16 -d "$SECS" $KEYS -p "$targets" "127.0.0.1:$port")
     roll_targets "$first" "$((first + $(field requests "$C") - 1))" x >"$targets"
     if [ "$perf_for" = "$which" ]; then
       perf record -q -F 2000 --call-graph dwarf,16384 -p "$M44_PID" -o bench/out/ab-perf.data -- sleep "$SECS" 2>/dev/null &
       perf_pid=$!
     fi
     t0=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
-    W=$($LG -c 16 -d "$SECS" -p "$targets" "127.0.0.1:$port")
+    W=$($LG -c 16 -d "$SECS" $KEYS -p "$targets" "127.0.0.1:$port")
     t1=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
     if [ "$perf_for" = "$which" ]; then wait "$perf_pid" || true; perf_for=; fi
     echo "$which, turn $r: cold $(field rps "$C")/s, warm $(field rps "$W")/s ($(field ok "$W") answered 2xx); m44d CPU per warm roll $(ms_per "$t0" "$t1" "$(field ok "$W")") ms"

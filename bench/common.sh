@@ -182,3 +182,24 @@ waits_row() {
           p("notify_lock"), p("wal"), p("other_lock"), p("client_in_tx"), p("client_between"),
           p("other") }' "$2"
 }
+# cycle_lines DB: loadgen -s lines of a whole battle cycle, step by step, on DB's 160 campaigns
+# whose first battle is over (gen_campaigns DB 160 1 finished): 30 battles each (create it, both
+# sides' victory-event and reserve rolls, their choices, the result), ten campaigns for each of
+# 16 connections (loadgen -s: connection k sends lines k, k + 16...).
+cycle_lines() {
+  psqlq -d "$1" -At <<'SQL'
+WITH c AS (SELECT i, md5('c' || i)::uuid id, (i - 1) % 16 k, (i - 1) / 16 r
+           FROM generate_series(1, 160) i),
+steps(s, path, who, body) AS (VALUES
+  (0, '/battles', 'o', '{"scenario":"Battle %s","first_player":"allies","cards":{"allies":5,"axis":5},"medals_to_win":6}'),
+  (1, '/battles/%s/victory-events', 'a', '{}'), (2, '/battles/%s/victory-events', 'x', '{}'),
+  (3, '/battles/%s/reserve-roll', 'a', '{}'), (4, '/battles/%s/reserve-roll', 'x', '{}'),
+  (5, '/battles/%s/reserve-choice', 'a', '{"options":[]}'),
+  (6, '/battles/%s/reserve-choice', 'x', '{"options":[]}'),
+  (7, '/battles/%s/result', 'o', '{"winner":"allies","medals":{"allies":6,"axis":3}}'))
+SELECT format(E'/api/v1/campaigns/%s%s\t%s%s\t%s', c.id, format(steps.path, b), steps.who,
+              lpad(c.i::text, 42, '0'), format(steps.body, b))
+FROM c, generate_series(2, 31) b, steps
+ORDER BY ((c.r * 30 + b - 2) * 8 + steps.s), c.k
+SQL
+}
