@@ -1151,6 +1151,56 @@ try {
     `this page's own write and another link's after it, sent in one round: the page says both, in order (${uLine || 'nothing said'})`);
   await closePages(['u-two-links']);
 
+  // Two tabs of one link: the Allies' roll made in the first waits on the phone, and the second
+  // says so in place of its actions. When the first tab sends it, the second reads the campaign
+  // before it draws its actions again: the roll is not offered again. (Its reads are held here
+  // once the roll waits, so a tab that drew from the standing it had, the one before the roll,
+  // would offer the roll.)
+  const vc = await post('/campaigns', null, { name: 'Sent in another tab', ruleset: 'standard', dice: 'either', reserve_tokens: { allies: 2, axis: 2 } });
+  await post(`/campaigns/${vc.id}/battles`, vc.organizer_key, { scenario: 'Pegasus Bridge', first_player: 'allies', cards: { allies: 5, axis: 5 }, medals_to_win: 4 });
+  const vPage = await newPage(phone, 'v-sent-elsewhere');
+  const vPage2 = await newPage(phone, 'v-sent-elsewhere-2', vPage);
+  const vRoll = new RegExp(`/campaigns/${vc.id}/battles/1/reserve-roll$`);
+  let vHold = false;
+  const vHeld = [];
+  await vPage2.route(new RegExp(`/api/v1/campaigns/${vc.id}(/[^?]*)?(\\?.*)?$`), async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    const response = await route.fetch({ timeout: 0 }).catch(() => null);
+    if (!response) return route.abort().catch(() => {});
+    if (vHold) await new Promise((resolve) => { vHeld.push(resolve); });
+    return route.fulfill({ response }).catch(() => {});
+  });
+  for (const p of [vPage, vPage2]) {
+    await p.route(vRoll, gateway); // only the first tab sends it, once let through
+    await p.goto(`${BASE}/c/${vc.id}#key=${vc.allies_key}`);
+    await p.waitForSelector('#enter-reserve-roll', { timeout: 5000 });
+  }
+  for (const f of ['star', 'armor']) await vPage.click(`#act-reserve-roll .picker button[data-face="${f}"]`);
+  await vPage.click('#enter-reserve-roll');
+  await vPage.waitForSelector('#queued', { timeout: 5000 });
+  const vWaited = await vPage2.waitForSelector('#enter-reserve-roll', { state: 'detached', timeout: 15000 }).then(() => true).catch(() => false);
+  await vPage2.evaluate(() => {
+    window.e2eOffered = false;
+    new MutationObserver(() => { if (document.querySelector('#enter-reserve-roll')) window.e2eOffered = true; })
+      .observe(document.body, { childList: true, subtree: true });
+  });
+  vHold = true;
+  await vPage.unroute(vRoll, gateway);
+  await vPage.waitForFunction(() => !document.querySelector('#queued'), null, { timeout: 20000 }).catch(() => {});
+  const vSent = (await get(`/campaigns/${vc.id}/rolls`)).length === 1;
+  // What the second tab does on hearing of it, its reads held: nothing offered.
+  await vPage2.waitForTimeout(1000);
+  const vOfferedHeld = await vPage2.evaluate(() => window.e2eOffered);
+  vHold = false;
+  vHeld.splice(0).forEach((release) => release());
+  // (Once let through, the reads held come in at once, some begun before the roll was sent: only
+  // what the page shows once it caught up is asked of it then.)
+  const vCaught = await caughtUp(vPage2, vc.id);
+  const vOffered = await vPage2.evaluate(() => Boolean(document.querySelector('#enter-reserve-roll')));
+  check(vWaited && vSent && vCaught && !vOfferedHeld && !vOffered,
+    `a roll of this link sent from another tab is not offered again in this one while it reads the campaign, nor after (${vWaited ? 'waited' : 'never said it waits'}; ${vSent ? 'sent' : 'not sent'}; ${vOfferedHeld ? 'offered again while reading' : 'not offered while reading'}; ${vOffered ? 'offered after' : 'not offered after'})`);
+  await closePages(['v-sent-elsewhere']);
+
   // A new Allies link: the old one is refused at once, the new one works, and its QR code reads.
   // Only a page whose own key's tag moved asks about its key again.
   const roleAsks = { org: 0, allies2: 0 };
