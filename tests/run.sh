@@ -61,6 +61,20 @@ else
   failed+=("docs")
 fi
 
+step "bench tools"
+# bench/pg-phases.awk (make bench-profile) on four samples of PostgreSQL's and one of another
+# program, as `perf script -F comm,ip,sym` prints them: a statement's triggers inside the
+# statement (the outermost phase counts), the backend's loop, the WAL writer (outside any
+# backend's work), a part twice on one stack (counted once), pgbench's sample (not counted).
+# tests/bench/pg-phases.expected is worked out by hand: a quarter each.
+if diff -u <(LC_ALL=C sort tests/bench/pg-phases.expected) \
+           <(awk -f bench/pg-phases.awk tests/bench/pg-phases.perf | LC_ALL=C sort); then
+  echo "bench/pg-phases.awk reads recorded samples as worked out by hand"
+else
+  echo "bench/pg-phases.awk's reading of tests/bench/pg-phases.perf differs (diff above)"
+  failed+=("bench-tools")
+fi
+
 timings=()
 limit=${M44_TEST_SUITE_LIMIT:-1800}
 case "$limit" in ''|*[!0-9]*|0) echo "M44_TEST_SUITE_LIMIT must be a number of seconds above 0" >&2; exit 2 ;; esac
