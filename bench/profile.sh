@@ -15,7 +15,12 @@
 #     statements, their triggers (the foreign keys' checks, the record of changes), committing;
 #     and parts of it wherever they ran (ON CONFLICT's look for a clash, CHECK constraints,
 #     index entries, jsonb and arrays read, the WAL), for the warm rolls and for pgbench;
-#   - m44d's own CPU by library and by function (perf, when installed), during the warm rolls.
+#   - what each transaction wrote to the WAL, and the WAL's flushes (pg_stat_wal, with
+#     track_wal_io_timing on), and the warm rolls' WAL by kind of record (pg_waldump --stats);
+#   - m44d's own CPU during the warm rolls by what it was doing (perf with DWARF call graphs:
+#     its HTTP thread; on a database worker, the round trip, the campaign held taken out of
+#     memory and put back, the roll, the answer written), by library and by function (perf,
+#     when installed).
 # Figures are printed, never judged; bench/RESULTS.md reads one run. M44_BENCH_SECONDS: the
 # length of each pass (default 8).
 set -euo pipefail
@@ -46,7 +51,8 @@ as_m44() { if [ "$(id -u)" -eq 0 ]; then runuser -u m44 -- "$@"; else "$@"; fi; 
 psqlq -d postgres -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
 scripts/pg.sh stop "$pgdir" >/dev/null
 scripts/pg.sh start "$pgdir" >/dev/null
-psqlq -d postgres -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
+psqlq -d postgres -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" \
+  -c "ALTER SYSTEM SET track_wal_io_timing = on" -c "SELECT pg_reload_conf()" >/dev/null
 psqlq -d postgres -c "CREATE DATABASE bench"
 psqlq -d bench -c "CREATE EXTENSION pg_stat_statements"
 
@@ -93,6 +99,30 @@ SQL
 )
 }
 reset() { psqlq -d bench -c "SELECT pg_stat_statements_reset()" >/dev/null; }
+# What a pass wrote to the WAL: wal_start before it (the server's WAL counters set to zero, and
+# where the WAL is), wal_row LABEL N after it, once its clients have gone (a backend adds its
+# counts when it is idle a while, or ends): a table row per transaction of N (pg_stat_wal);
+# wal_records N: each kind of record a transaction wrote, and its full-page images
+# (pg_waldump --stats over the pass's WAL).
+wal_start() {
+  WAL0=$(psqlq -d bench -At -c "SELECT pg_current_wal_lsn() FROM (SELECT pg_stat_reset_shared('wal')) r")
+}
+wal_row() {
+  WAL1=$(psqlq -d bench -At -c "SELECT pg_current_wal_lsn()")
+  psqlq -d bench -At -F ' | ' -v n="$2" -v label="$1" -v w0="$WAL0" -v w1="$WAL1" <<'SQL'
+SELECT '| ' || :'label', to_char(pg_wal_lsn_diff(:'w1', :'w0') / :n, 'FM999990'), to_char(wal_records::numeric / :n, 'FM990.00'),
+       to_char(wal_fpi::numeric / :n, 'FM990.000'), to_char(:n::numeric / greatest(wal_sync, 1), 'FM990.0'),
+       to_char(wal_sync_time / greatest(wal_sync, 1), 'FM990.000'),
+       to_char(wal_sync_time / 1000, 'FM990.0') || ' |'
+FROM pg_stat_wal
+SQL
+}
+wal_records() {
+  "$pgbin/pg_waldump" --stats=record -p "$host/data/pg_wal" -s "$WAL0" -e "$WAL1" 2>/dev/null |
+    awk -v n="$1" '$2 ~ /^[0-9]+$/ && $1 ~ /\// && $2 > 0 {
+        gsub(/[()]/, ""); printf "| %s | %.2f | %.0f | %.0f |\n", $1, $2 / n, $8 / n, $6 / n }' |
+    sort -t '|' -k4 -n -r
+}
 # perf, when installed and allowed to record here: the whole machine's (for PostgreSQL's
 # processes) from pg_perf_start NAME to pg_perf_end, into $out/pg-NAME.data.
 PERF=
@@ -129,6 +159,7 @@ chmod a+r "$out/pgbench.sql"
 reset
 n0=$(pg_children "$host/data")
 pg_perf_start pgbench
+wal_start
 p0=$(pg_ticks "$host/data")
 timed pgb_cpu as_m44 "$pgbin/pgbench" -n -M prepared -h "$host" -U m44 -f "$(realpath "$out/pgbench.sql")" -c 16 -j 2 -T "$SECS" bench
 pg_settle "$n0" "$host/data"
@@ -137,6 +168,7 @@ pg_perf_end
 pgb_n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out/timed.out")
 pgb_tps=$(sed -n 's/^tps = \([0-9]*\).*/\1/p' "$out/timed.out")
 pgb_pg=$(ms_per "$p0" "$p1" "$pgb_n")
+wal_row "pgbench: UPDATE + INSERT in one transaction" "$pgb_n" >"$out/wal.md"
 statements "pgbench's transaction" "$pgb_n" >"$out/pgbench-statements.md"
 pgb_exec=$EXEC_MS
 
@@ -148,10 +180,12 @@ roll_targets 1 "$(field requests "$C")" x >"$out/targets.txt"
 reset
 perf_pid=
 if [ -n "$PERF" ]; then
-  perf record -q -F 999 -g -p "$M44_PID" -o "$out/perf.data" -- sleep "$SECS" >/dev/null 2>&1 &
+  # DWARF call graphs: m44d is built without frame pointers.
+  perf record -q -F 499 --call-graph dwarf,16384 -p "$M44_PID" -o "$out/perf.data" -- sleep "$SECS" >/dev/null 2>&1 &
   perf_pid=$!
 fi
 pg_perf_start warm
+wal_start
 p0=$(pg_ticks "$host/data"); m0=$(awk '{ print $14 + $15 }' "/proc/$M44_PID/stat")
 timed lg_cpu "$LG" -c 16 -d "$SECS" -p "$out/targets.txt" "127.0.0.1:$port"
 W=$(cat "$out/timed.out")
@@ -161,6 +195,8 @@ pg_perf_end
 w_n=$(field ok "$W")
 hits=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^m44d_state_writes_total{found="hit"} \([0-9]*\).*/\1/p')
 down
+wal_row "m44d: POST .../reserve-roll, warm" "$w_n" >>"$out/wal.md"
+wal_records "$w_n" >"$out/wal-records.md"
 statements "m44d's warm reserve roll" "$w_n" >"$out/m44d-statements.md"
 w_exec=$EXEC_MS
 w_pg=$(ms_per "$p0" "$p1" "$w_n")
@@ -184,6 +220,23 @@ client sent, summed; the rest of the server's CPU is spent outside them, receivi
 binding, committing and writing the WAL.)
 EOF
 cat "$out/pgbench-statements.md" "$out/m44d-statements.md"
+cat <<EOF
+
+What each transaction or roll wrote to the WAL, and the WAL's flushes during each pass
+(pg_stat_wal, with track_wal_io_timing on; a flush waits for the disk, and a commit waits for
+the flush that takes its WAL: commits that come while one is under way go in the next):
+
+| measurement | WAL bytes | records | full-page images | transactions a flush | ms a flush | s flushing |
+|---|---|---|---|---|---|---|
+$(cat "$out/wal.md")
+
+The warm rolls' WAL by kind of record, per roll (pg_waldump --stats=record over the pass's WAL; a
+page's first change after a checkpoint writes the whole page, a full-page image, with its record):
+
+| record | per roll | bytes | of which full-page images |
+|---|---|---|---|
+$(if [ -s "$out/wal-records.md" ]; then cat "$out/wal-records.md"; else echo "| (pg_waldump could not read the pass's WAL) | - | - | - |"; fi)
+EOF
 if [ -n "$PERF" ]; then
   pg_phases pgbench >"$out/pg-pgbench.txt"
   pg_phases warm >"$out/pg-warm.txt"
@@ -242,6 +295,33 @@ if [ -s "$out/perf.data" ]; then
   perf report -i "$out/perf.data" --no-children --sort dso --stdio -q -g none 2>/dev/null |
     grep -v '^$' | sed -n 1,12p
   echo '```'
+  echo
+  # m44d_share SYMBOL: the percent of m44d's samples with SYMBOL on their stack (its inlined
+  # copies summed); m44d_thread NAME: of those of the threads NAME.
+  perf report -i "$out/perf.data" --children --sort sym --stdio -q -g none 2>/dev/null >"$out/m44d-children.txt"
+  perf report -i "$out/perf.data" --no-children --sort comm --stdio -q -g none 2>/dev/null >"$out/m44d-threads.txt"
+  m44d_share() {
+    awk -v s="$1" '$3 == "[.]" && $4 == s { t += $1 }
+      END { printf "%.4f", t / 100 }' "$out/m44d-children.txt"
+  }
+  m44d_thread() { awk -v s="$1" '$2 == s { t += $1 } END { printf "%.4f", t / 100 }' "$out/m44d-threads.txt"; }
+  m44d_row() { awk -v w="$1" -v f="$2" -v m="$w_m" 'BEGIN { printf "| %s | %.0f | %.4f |\n", w, f * 100, f * m }'; }
+  echo
+  echo "m44d's CPU during the warm pass by what it was doing (perf, call graphs: a sample counts in"
+  echo "each of these on its stack; the share of m44d's samples, and that share of its CPU a roll):"
+  echo
+  echo "| m44d was | % | ms a roll |"
+  echo "|---|---|---|"
+  m44d_row "on the HTTP thread: reading requests, sending answers (libmicrohttpd, the kernel's sockets)" "$(m44d_thread MHD-worker)"
+  m44d_row "on a database worker, in all" "$(m44d_thread m44d-db)"
+  m44d_row "- sending the write's one round trip, waiting for and reading PostgreSQL's answers (libpq)" "$(m44d_share pipeline)"
+  m44d_row "- taking the campaign held out of memory" "$(m44d_share start_from)"
+  m44d_row "- the roll: its dice drawn, its options by the rules, its statements made" "$(m44d_share campaign_reserve_roll)"
+  m44d_row "  - of which the roll's details and its log line as JSON, and their statements queued" "$(m44d_share roll_store)"
+  m44d_row "- putting the campaign, as the write left it, back in memory" "$(m44d_share hold)"
+  m44d_row "- writing the answer as JSON, handed to the HTTP thread" "$(m44d_share reply_json_headers)"
+  m44d_row "on the other threads (the reader of the record of changes, the log)" \
+    "$(awk -v a="$(m44d_thread MHD-worker)" -v b="$(m44d_thread m44d-db)" 'BEGIN { printf "%.4f", 1 - a - b }')"
   echo
   echo "by function, the first 25:"
   echo
