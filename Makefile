@@ -196,6 +196,7 @@ test-cluster:
 	@scripts/deps.sh cluster
 	@$(MAKE) --no-print-directory all
 	@tests/cluster/drill.sh
+	@tests/cluster/pooler.sh
 
 bench:
 	@scripts/deps.sh bench

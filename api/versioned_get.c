@@ -65,7 +65,8 @@ static long long current_version(const struct req *req, const struct versioned *
     if (!r)
         r = v->version(db, id); /* once more on a fresh connection */
     if (!r) {
-        *res = DB_FAILED;
+        /* Broken again (a pooler whose server is down): unavailable, not at fault. */
+        *res = db_lost(db) ? DB_UNAVAILABLE : DB_FAILED;
         return -2;
     }
     long long version = PQntuples(r) == 1 ? atoll(PQgetvalue(r, 0, 0)) : -1;

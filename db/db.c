@@ -776,6 +776,11 @@ static bool lost(const struct db *db)
     return !db->conn || PQstatus(db->conn) != CONNECTION_OK;
 }
 
+bool db_lost(const struct db *db)
+{
+    return lost(db);
+}
+
 static bool run_simple(struct db *db, const char *sql, const char *expect_status)
 {
     PGresult *r = db_exec_sql(db, sql);

@@ -59,6 +59,10 @@ bool db_is_standby(const struct db *db);
 
 /* Connects or reconnects when the connection is missing or bad. false: database unavailable. */
 bool db_ensure(struct db *db);
+/* Whether the connection is missing or broke (the last call lost it), without connecting again.
+ * A statement that failed so found the database unavailable: a pooler, say, that takes the
+ * connection and breaks it at every statement while its server is down. */
+bool db_lost(const struct db *db);
 
 /*
  * Runs a prepared statement. Returns a result the caller must PQclear, or NULL when the

@@ -32,6 +32,7 @@ declare -A PROBE=(
   [cppcheck]=cmd:cppcheck
   [git]=cmd:git
   [nginx]=file:/usr/sbin/nginx
+  [pgbouncer]=cmd:pgbouncer
   [openssl]=cmd:openssl
   [prometheus]=cmd:promtool
   [systemd]=cmd:systemd-analyze
@@ -60,7 +61,7 @@ declare -A PROFILE=(
   [mutants]="$TEST_PACKAGES patch valgrind"
   [lint]="clang-format cppcheck git"
   [rehearsal]="debootstrap systemd-container util-linux openssl curl git procps"
-  [cluster]="$RUN_PACKAGES curl procps nginx"
+  [cluster]="$RUN_PACKAGES curl procps nginx pgbouncer"
 )
 
 # profile -> the source directories whose #include <...> its builds compile, and the compiler

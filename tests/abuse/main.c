@@ -841,6 +841,52 @@ static void test_lost_commit(void)
     pgcut_stop(cut);
 }
 
+/* A pooler (PgBouncer) whose server is down takes a connection and breaks it at its first
+ * statement. A read of a campaign's version that met it twice, on the connection it had and on
+ * a new one, answered 500 "A database error stopped the request". Now 503 with Retry-After, as
+ * any read that finds the database unavailable. */
+static void test_broken_at_each_statement(void)
+{
+    char *db = tk_new_database("abuse_broken");
+    CU_ASSERT_FATAL(db != NULL);
+    struct pgcut *cut = pgcut_start(tk_env("M44_TEST_PGHOST"));
+    CU_ASSERT_FATAL(cut != NULL);
+    PGconn *probe = PQconnectdb(db);
+    char conninfo[512];
+    snprintf(conninfo, sizeof conninfo,
+             "host=127.0.0.1 port=%d user=m44 dbname=%s sslmode=disable gssencmode=disable",
+             pgcut_port(cut), PQdb(probe));
+    PQfinish(probe);
+    struct setup s = {.db = db};
+    const char *args[] = {"--threads=1", NULL};
+    CU_ASSERT_FATAL(daemon_start(&s.d, conninfo, args));
+    struct camp c;
+    CU_ASSERT_FATAL(create(&s, &c));
+    char path[160];
+    snprintf(path, sizeof path, "/api/v1/campaigns/%s", c.id);
+    /* A version above any the daemon knows: it is read from the database (read-your-writes). */
+    const char *ahead[] = {"If-None-Match: \"99\"", NULL};
+    pgcut_break(cut, "campaign_version");
+    int cuts = pgcut_cuts(cut);
+    struct http_resp *r = req(&s, "GET", path, NULL, ahead);
+    CU_ASSERT_EQUAL(r->status, 503);
+    CU_ASSERT_STRING_EQUAL(code_of(r), "database-unavailable");
+    char retry[16];
+    CU_ASSERT_PTR_NOT_NULL(http_header(r, "Retry-After", retry, sizeof retry));
+    http_free(r);
+    CU_ASSERT(pgcut_cuts(cut) >= cuts + 2); /* the connection it had, and a new one */
+    /* The server back: the same read is answered. */
+    pgcut_break(cut, "");
+    r = req(&s, "GET", path, NULL, ahead);
+    CU_ASSERT_EQUAL(r->status, 200);
+    http_free(r);
+    CU_ASSERT_EQUAL(daemon_metric(&s.d, "m44d_http_requests_total{method=\"GET\",route=\"/api/v1/"
+                                        "campaigns/{id}\",status=\"500\"}"),
+                    -1);
+    stop(&s);
+    pgcut_stop(cut);
+}
+
 /* A read-only database gave 500 on every write while /readyz said 200. */
 static void test_read_only(void)
 {
@@ -1079,6 +1125,10 @@ static void register_abuse(void)
                 test_ipv6_site);
     CU_add_test(s, "a COMMIT whose answer is lost: outcome-unknown, the key finds the roll",
                 test_lost_commit);
+    CU_add_test(s,
+                "a database link broken at every statement (a pooler, its server down): "
+                "reads 503, never 500",
+                test_broken_at_each_statement);
     CU_add_test(s, "a read-only database: 503 and /readyz 503, never 500", test_read_only);
     CU_add_test(s, "malformed requests: a reply and a clean close", test_malformed);
 }

@@ -18,7 +18,8 @@ struct pgcut {
     int listen_fd, port;
     char socket_path[100]; /* fits sockaddr_un's sun_path */
     pthread_mutex_t lock;
-    char marker[64]; /* "" when not armed */
+    char marker[64];  /* "" when not armed */
+    char breaker[64]; /* pgcut_break's; "" when not breaking */
     atomic_int cuts;
     atomic_bool stop;
     pthread_t acceptor;
@@ -60,7 +61,12 @@ static void *link_loop(void *arg)
             pthread_mutex_lock(&p->lock);
             if (p->marker[0] && contains(buf, (size_t)n, p->marker, strlen(p->marker)))
                 marked = true;
+            bool broken = p->breaker[0] && contains(buf, (size_t)n, p->breaker, strlen(p->breaker));
             pthread_mutex_unlock(&p->lock);
+            if (broken) {
+                atomic_fetch_add(&p->cuts, 1);
+                break; /* the statement never reaches PostgreSQL */
+            }
             if (write(l->server, buf, (size_t)n) != n)
                 break;
         }
@@ -151,6 +157,13 @@ void pgcut_arm(struct pgcut *p, const char *marker)
 {
     pthread_mutex_lock(&p->lock);
     snprintf(p->marker, sizeof p->marker, "%s", marker);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void pgcut_break(struct pgcut *p, const char *marker)
+{
+    pthread_mutex_lock(&p->lock);
+    snprintf(p->breaker, sizeof p->breaker, "%s", marker);
     pthread_mutex_unlock(&p->lock);
 }
 

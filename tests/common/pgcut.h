@@ -19,6 +19,9 @@ int pgcut_port(const struct pgcut *p);
 
 /* Cut the next COMMIT of a transaction that used `marker`. */
 void pgcut_arm(struct pgcut *p, const char *marker);
+/* From now on, cut every link at once when a statement that names `marker` comes, before
+ * PostgreSQL sees it (connections are still taken: a pooler whose server is down); "" stops. */
+void pgcut_break(struct pgcut *p, const char *marker);
 /* How many links were cut so far. */
 int pgcut_cuts(struct pgcut *p);
 
