@@ -15,20 +15,23 @@ enum cres campaign_pre_battle_roll(struct db *db, struct campaign *c, int battle
 {
     if (!campaign_ruleset(c, e))
         return C_REFUSED;
-    struct battle *b;
-    enum cres rc = phase_require(c, battle, PHASE_VICTORY_EVENTS, &b, e);
-    if (rc != C_OK)
-        return rc;
+    /* Whether an effect calls for it is said first, whatever the battle's phase: without one,
+     * waiting for a phase would not help. */
+    struct battle *any = campaign_battle(c, battle);
     struct pre_battle_need needs[RS_MAX_EVENTS];
-    int n = campaign_pre_battle_needs(c, b, needs, RS_MAX_EVENTS);
+    int n = any ? campaign_pre_battle_needs(c, any, needs, RS_MAX_EVENTS) : 0;
     const struct pre_battle_need *need = NULL;
     for (int i = 0; i < n && !need; i++)
         if ((enum side)needs[i].roll->side == side)
             need = &needs[i];
-    if (!need)
+    if (any && !c->finished && any->phase != PHASE_FINISHED && !need)
         return refuse(e, PROBLEM_RULE_VIOLATION, NULL,
                       "No effect in force calls for a roll by the %s before battle %d.",
                       side_title(side), battle);
+    struct battle *b;
+    enum cres rc = phase_require(c, battle, PHASE_VICTORY_EVENTS, &b, e);
+    if (rc != C_OK)
+        return rc;
     struct battle_detail d;
     if (battle_detail_load(db, c, battle, &d) != C_OK)
         return C_DBERR;

@@ -9,15 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The campaign's ruleset, if it has a reserve roll, and the battle in its reserves phase: rules
+ * without one say so (the simplified rules), rather than that the battle is not at it yet. */
+static enum cres reserves_phase(struct campaign *c, int battle, const struct ruleset **rs,
+                                struct battle **b, struct cerr *e)
+{
+    if (!(*rs = campaign_ruleset(c, e)))
+        return C_REFUSED;
+    if (!(*rs)->reserve.enabled)
+        return refuse(e, PROBLEM_RULE_VIOLATION, NULL, "There is no reserve roll in %s.",
+                      (*rs)->name);
+    return phase_require(c, battle, PHASE_RESERVES, b, e);
+}
+
 /* The battle in its reserves phase, the campaign's ruleset, and the battle's rolls and choices
  * so far (freed by the caller on C_OK). */
 static enum cres open_reserves(struct db *db, struct campaign *c, int battle,
                                const struct ruleset **rs, struct battle **b,
                                struct battle_detail *d, struct cerr *e)
 {
-    if (!(*rs = campaign_ruleset(c, e)))
-        return C_REFUSED;
-    enum cres rc = phase_require(c, battle, PHASE_RESERVES, b, e);
+    enum cres rc = reserves_phase(c, battle, rs, b, e);
     if (rc != C_OK)
         return rc;
     return battle_detail_load(db, c, battle, d) == C_OK ? C_OK : C_DBERR;
@@ -33,9 +44,7 @@ enum cres campaign_reserve_roll(struct db *db, struct campaign *c, int battle, e
     enum cres rc;
     if (campaign_unconfirmed(db, c)) {
         /* Whether the side rolled is not held: the roll's statement refuses a second one. */
-        if (!(rs = campaign_ruleset(c, e)))
-            return C_REFUSED;
-        if ((rc = phase_require(c, battle, PHASE_RESERVES, &b, e)) != C_OK)
+        if ((rc = reserves_phase(c, battle, &rs, &b, e)) != C_OK)
             return rc;
     } else {
         struct battle_detail d;

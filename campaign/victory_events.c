@@ -6,6 +6,13 @@ enum cres campaign_victory_roll(struct db *db, struct campaign *c, int battle, e
 {
     if (!campaign_ruleset(c, e))
         return C_REFUSED;
+    /* A side with no dice in this battle (none in the first) is told so, not to wait for a
+     * phase in which it would still have none. */
+    struct battle *any = campaign_battle(c, battle);
+    if (any && !c->finished && any->phase != PHASE_FINISHED &&
+        campaign_victory_dice(c, any, side) == 0)
+        return refuse(e, PROBLEM_ALREADY_DONE, NULL,
+                      "The %s have no victory event dice in battle %d.", side_title(side), battle);
     struct battle *b;
     enum cres rc = phase_require(c, battle, PHASE_VICTORY_EVENTS, &b, e);
     if (rc != C_OK)
@@ -18,9 +25,6 @@ enum cres campaign_victory_roll(struct db *db, struct campaign *c, int battle, e
         rc = refuse(e, PROBLEM_ALREADY_DONE, NULL,
                     "The %s already rolled their victory event dice for battle %d.",
                     side_title(side), battle);
-    else if (dice == 0)
-        rc = refuse(e, PROBLEM_ALREADY_DONE, NULL,
-                    "The %s have no victory event dice in battle %d.", side_title(side), battle);
     else
         rc = roll_draw(c, side, "victory_events", dice, in, out, e);
     if (rc == C_OK)

@@ -67,6 +67,11 @@ export async function showCampaign(main, id) {
     st.role = null;
     st.keyUnsure = false;
     st.keyError = problemWords(e);
+    // What this page did as that role is no longer its to say ("Your reserves: ..."): the key
+    // line says why the page now only reads.
+    st.done = '';
+    st.doneHolds = null;
+    st.doneKind = '';
     st.sig = null;
     st.undoSig = null;
     st.linksSig = null;
@@ -501,7 +506,8 @@ function effects(st) {
     e.picked_by ? h('p', { class: 'hint', text: e.picked_battle ? `The ${SIDE_TITLE[e.picked_by]} picked battle ${e.picked_battle}.` : `The ${SIDE_TITLE[e.picked_by]} have not picked the battle for it yet.` }) : null))) : null];
 }
 
-// Every roll, in order, with its client seed; an undone table roll is struck through.
+// Every roll, in order, with its client seed in words (a number that does not look random says
+// somebody chose it); an undone table roll is struck through.
 function rollLog(st) {
   if (!st.rolls.length) return h('p', { class: 'muted', text: 'No roll yet.' });
   return h('div', { class: 'table-wrap' }, h('table', { id: 'roll-log' },
@@ -512,7 +518,8 @@ function rollLog(st) {
       // (The side's own seed for a server roll, under it: what the check at the end uses. One
       // column fewer, so that the log fits a phone.)
       h('td', {}, r.source === 'server' ? 'the server' : 'the table',
-        r.client_seed ? h('span', { class: 'seed mono', title: 'the random number the side\'s browser added to this roll', text: r.client_seed }) : null))))));
+        r.client_seed ? h('span', { class: 'seed' }, `with the ${SIDE_TITLE[r.side]}' number `,
+          h('span', { class: 'mono', title: r.client_seed, text: r.client_seed.length > 10 ? `${r.client_seed.slice(0, 8)}…` : r.client_seed })) : null))))));
 }
 
 // Links to share. The organizer sees every link this device knows and can issue a new key for

@@ -7,7 +7,7 @@ export const PHASE_WORDS = {
   setup: 'Setting up', victory_events: 'Victory event rolls', reserves: 'Reserve rolls',
   ready: 'Being played', finished: 'Finished',
 };
-export const PURPOSE_WORDS = { what_if: 'What-if', victory_events: 'victory events', pre_battle: 'pre-battle', reserve: 'reserve' };
+export const PURPOSE_WORDS = { what_if: 'What-if', victory_events: 'Victory events', pre_battle: 'Pre-battle', reserve: 'Reserve' };
 export const WHO = { allies: 'Allies', axis: 'Axis', organizer: 'Organizer', system: 'the server' };
 const NEED_WORDS = {
   'what-if': 'What-if roll', 'victory-events': 'victory event roll', 'pre-battle-roll': 'pre-battle roll',

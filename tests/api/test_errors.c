@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct camp srv, tbl, done, poor;
+static struct camp srv, tbl, done, poor, simple;
 
 /* Rows a refused request must not add. */
 static long rows(void)
@@ -78,7 +78,15 @@ static int suite_init(void)
                   "{\"faces\":[\"infantry\",\"armor\"]}");
     st += r->status;
     http_free(r);
-    return st == 201 + 201 + 201 + 200 + 201 + 201 ? 0 : 1;
+    /* Rules without a reserve roll, a battle being played. */
+    if (!camp_create(&api_daemon, "{\"name\":\"simple\",\"ruleset\":\"simplified\"}", &simple))
+        return 1;
+    r = camp_post(&api_daemon, &simple, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
+                  "\"axis\":4},\"medals_to_win\":4}");
+    st += r->status;
+    http_free(r);
+    return st == 201 + 201 + 201 + 200 + 201 + 201 + 201 ? 0 : 1;
 }
 
 struct create_case {
@@ -303,10 +311,18 @@ static struct action_case action_cases[] = {
     {"battle 99", &srv, AXIS, "/battles/99/reserve-roll", "{}", NULL, 404, "not-found"},
     {"battle 0", &srv, AXIS, "/battles/0/reserve-roll", "{}", NULL, 404, "not-found"},
     {"battle abc", &srv, AXIS, "/battles/abc/reserve-roll", "{}", NULL, 404, "not-found"},
-    {"wrong phase: victory events in battle 1", &srv, AXIS, "/battles/1/victory-events", "{}", NULL,
-     409, "wrong-phase", NULL, "victory_events",
-     "Battle 1 is at its reserve rolls; this can only be done when it is at its victory event "
-     "rolls."},
+    /* Steps the battle never has are said so, not waited for (a phase they would never come in). */
+    {"no victory events in battle 1", &srv, AXIS, "/battles/1/victory-events", "{}", NULL, 409,
+     "already-done", NULL, NULL, "The Axis have no victory event dice in battle 1."},
+    {"no reserve roll in the simplified rules", &simple, ALLIES, "/battles/1/reserve-roll", "{}",
+     NULL, 422, "rule-violation", NULL, NULL,
+     "There is no reserve roll in Simplified campaign rules."},
+    {"no reserve choice in the simplified rules", &simple, ALLIES, "/battles/1/reserve-choice",
+     "{\"options\":[]}", NULL, 422, "rule-violation", NULL, NULL,
+     "There is no reserve roll in Simplified campaign rules."},
+    {"no pre-battle roll without an effect", &srv, AXIS, "/battles/1/pre-battle-roll", "{}", NULL,
+     422, "rule-violation", NULL, NULL,
+     "No effect in force calls for a roll by the Axis before battle 1."},
     {"wrong phase: result before ready", &srv, ORGANIZER, "/battles/1/result",
      "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 409, "wrong-phase", NULL,
      "ready", "Battle 1 is at its reserve rolls; this can only be done when it is being played."},

@@ -751,6 +751,14 @@ try {
   await fAxis.waitForSelector('#undo-not', { timeout: 5000 }).catch(() => {});
   check(await fAxis.locator('#undo-not').count() === 1 && (await text(fAxis, '#undo-not')).includes('never undone'), 'and is told why');
   check(await caughtUp(fAllies, fx.id) && await fAllies.locator('#undo-not').count() === 0, 'the other side is not told of an undo that was never theirs');
+  // The roll log's cells in words: who rolled (a server roll with the side's own number, said as such, not a
+  // bare string of hex), and the kind of roll as a table names it.
+  const logCells = await fAllies.evaluate(() => [...document.querySelectorAll('#roll-log tbody tr')].map((tr) => ({
+    roll: tr.children[2].textContent, by: tr.children[5].textContent })));
+  const serverBy = logCells.filter((c) => c.by.startsWith('the server'));
+  check(serverBy.length >= 1 && serverBy.every((c) => /^the server(with the (Allies|Axis)' number [0-9a-f]{8}…)?$/.test(c.by)) &&
+    logCells.every((c) => ['What-if', 'Victory events', 'Pre-battle', 'Reserve'].includes(c.roll)),
+    `the roll log says who rolled and what in words (${logCells.map((c) => `${c.roll}: ${c.by}`).join(' | ')})`);
   const refused = await (await fetch(`${BASE}/api/v1/campaigns/${fx.id}/undo`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fx.organizer_key}` }, body: '{}' })).json();
   check(refused.code === 'not-undoable', 'and the server refuses it');
   // The Allies see they tapped their dice in wrong after the Axis let the server roll: the last
@@ -1208,6 +1216,8 @@ try {
   const countRoleAsks = (who) => (req) => { if (new URL(req.url()).pathname === `/api/v1/campaigns/${fx.id}/role`) roleAsks[who]++; };
   fOrg.on('request', countRoleAsks('org'));
   fAllies2.on('request', countRoleAsks('allies2'));
+  const doneLine = (page) => page.evaluate(() => (document.querySelector('#done') || {}).textContent || '');
+  const doneBefore = await doneLine(fAllies);
   await fOrg.click('#reissue-allies');
   await fOrg.click('#confirm-reissue-allies');
   await fOrg.waitForFunction((old) => document.querySelector('#link-allies') && !document.querySelector('#link-allies').value.endsWith(old), fx.allies_key, { timeout: 5000 });
@@ -1218,6 +1228,11 @@ try {
   const learned = await fAllies2.waitForSelector('#key-error', { timeout: 5000 }).then(() => true, () => false);
   check(learned && (await text(fAllies2, '#key-error')).includes('replaced') && await fAllies2.locator('#actions button').count() === 0,
     'a page on the old link learns it was replaced without a tap, says so, and acts no more');
+  // The page that said what the Allies chose no longer says it as theirs: it only reads now.
+  await fAllies.waitForSelector('#key-error', { timeout: 5000 }).catch(() => {});
+  const doneAfter = await doneLine(fAllies);
+  check(/\byour\b/i.test(doneBefore) && !/\byour\b/i.test(doneAfter),
+    `a page on the old link no longer speaks as the side once it only reads (before: "${doneBefore}"; after: "${doneAfter}")`);
   check(roleAsks.allies2 === 1 && roleAsks.org === 0,
     `only the page whose key was replaced asks about its key again (${roleAsks.allies2} on the old link's page, ${roleAsks.org} on the organizer's)`);
   check((await fOrg.inputValue('#link-reader')) === `${BASE}/c/${fx.id}` && await fAllies2.inputValue('#link-reader') === `${BASE}/c/${fx.id}`,
