@@ -40,7 +40,8 @@ void jobs_push(struct req *r)
                             "Too many exports and imports are under way; retry in a few "
                             "seconds.");
     else /* the workers are stopping (shutdown): answer here instead of queueing forever */
-        reply_problem(r, PROBLEM_SHUTTING_DOWN, "m44d is shutting down; retry shortly.");
+        reply_problem_retry(r, PROBLEM_SHUTTING_DOWN, 2,
+                            "The server is shutting down; retry shortly.");
     MHD_resume_connection(r->conn);
 }
 

@@ -75,6 +75,21 @@ else
   failed+=("bench-tools")
 fi
 
+step "deploy tools"
+# The alert's filter of the failed unit's journal (deploy/systemd/m44d-alert@.service: what
+# comes between journalctl and tail there, run as it is) on journal lines of m44d's text and
+# JSON logs and of systemd's: request lines (clients' addresses) left out, every id put as
+# "(id)", warnings and errors kept (tests/deploy/alert-journal.expected, worked out by hand).
+alert_filter=$(sed -n '/^ExecStart=/,/[^\\]$/p' deploy/systemd/m44d-alert@.service | sed 's/\\$//' |
+  tr -d '\n' | sed -n 's/.*--no-pager -o short-iso | *\(.*[^ ]\) *| *tail -n 30 |.*/\1/p')
+if [ -n "$alert_filter" ] &&
+  diff -u tests/deploy/alert-journal.expected <(sh -c "$alert_filter" <tests/deploy/alert-journal.txt); then
+  echo "the alert's filter keeps and leaves out journal lines as worked out by hand"
+else
+  echo "the alert's filter (${alert_filter:-not found in deploy/systemd/m44d-alert@.service}) differs (diff above)"
+  failed+=("deploy-tools")
+fi
+
 timings=()
 limit=${M44_TEST_SUITE_LIMIT:-1800}
 case "$limit" in ''|*[!0-9]*|0) echo "M44_TEST_SUITE_LIMIT must be a number of seconds above 0" >&2; exit 2 ;; esac

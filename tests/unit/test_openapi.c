@@ -152,6 +152,43 @@ static void test_gate_statuses(void)
     json_decref(doc);
 }
 
+/* The headers the server sends with them are documented too: Retry-After on every 429 and 503
+ * (api/reply.c: reply_problem_retry is the only way either is answered), and on every POST's
+ * success Idempotent-Replayed (every POST takes an Idempotency-Key, and a replay says so). */
+static void test_gate_headers(void)
+{
+    json_t *doc = load();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_t *paths = json_object_get(doc, "paths");
+    const char *path;
+    json_t *item;
+    json_object_foreach(paths, path, item)
+    {
+        const char *method;
+        json_t *op;
+        json_object_foreach(item, method, op)
+        {
+            const char *status;
+            json_t *resp;
+            json_object_foreach(json_object_get(op, "responses"), status, resp)
+            {
+                json_t *headers = json_object_get(resp, "headers");
+                const char *need = NULL;
+                if (strcmp(status, "429") == 0 || strcmp(status, "503") == 0)
+                    need = "Retry-After";
+                else if (status[0] == '2' && strcmp(method, "post") == 0)
+                    need = "Idempotent-Replayed";
+                if (!need || json_object_get(headers, need))
+                    continue;
+                fprintf(stderr, "\n%s %s: its %s does not declare %s\n", method, path, status,
+                        need);
+                CU_FAIL("a header the server sends is not documented");
+            }
+        }
+    }
+    json_decref(doc);
+}
+
 /* Codes answered by the reverse proxy of deploy/nginx, not by m44d (the proxy suite checks
  * that its answers carry one of the document's codes). */
 static const char *const proxy_codes[] = {"server-unreachable"};
@@ -194,4 +231,6 @@ void register_openapi_tests(void)
     CU_add_test(s, "every problem code is in openapi.json, and no other", test_problem_codes);
     CU_add_test(s, "what the server answers before any handler is documented on every route",
                 test_gate_statuses);
+    CU_add_test(s, "the headers sent with them are documented: Retry-After, Idempotent-Replayed",
+                test_gate_headers);
 }
