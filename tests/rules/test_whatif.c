@@ -256,7 +256,10 @@ static void test_name_matching(void)
          * for "ç") is that letter; a mark no letter of these takes stays a character of its own. */
         {"Mont Pinçon", "Mont Pinc\xcc\xa7on", true},
         {"MONT PINC\xcc\xa7ON", "mont pinçon", true},
-        {"Łódź", "Ło\xcc\x81" "dz\xcc\x81", true},
+        {"Łódź",
+         "Ło\xcc\x81"
+         "dz\xcc\x81",
+         true},
         {"Żnin", "Z\xcc\x87nin", true},
         {"Mont Pinçon", "Mont Pinc\xcc\x81on", false},
         {"Mont Pincon", "Mont Pinc\xcc\xa7on", false},
