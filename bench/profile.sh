@@ -177,6 +177,9 @@ up
 roll_targets 1 "$N" a >"$out/targets.txt"
 C=$($LG -c 16 -d "$SECS" -p "$out/targets.txt" "127.0.0.1:$port")
 roll_targets 1 "$(field requests "$C")" x >"$out/targets.txt"
+# The cold pass's WAL counts not yet added by m44d's idle backends (each adds its own when idle
+# 10 s, or at its next commit a second or more after its last) would count in the warm pass.
+sleep 11
 reset
 perf_pid=
 if [ -n "$PERF" ]; then
@@ -195,6 +198,7 @@ pg_perf_end
 w_n=$(field ok "$W")
 hits=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^m44d_state_writes_total{found="hit"} \([0-9]*\).*/\1/p')
 down
+pg_settle "$n0" "$host/data" # m44d's backends gone: their WAL counts added
 wal_row "m44d: POST .../reserve-roll, warm" "$w_n" >>"$out/wal.md"
 wal_records "$w_n" >"$out/wal-records.md"
 statements "m44d's warm reserve roll" "$w_n" >"$out/m44d-statements.md"

@@ -9,14 +9,22 @@
 #include <stdio.h>
 #include <string.h>
 
+static enum cres no_effect(enum side side, int battle, struct cerr *e)
+{
+    return refuse(e, PROBLEM_RULE_VIOLATION, NULL,
+                  "No effect in force calls for a roll by the %s before battle %d.",
+                  side_title(side), battle);
+}
+
 enum cres campaign_pre_battle_roll(struct db *db, struct campaign *c, int battle, enum side side,
                                    const struct roll_input *in, struct roll *out, int *hits,
                                    struct cerr *e)
 {
     if (!campaign_ruleset(c, e))
         return C_REFUSED;
-    /* Whether an effect calls for it is said first, whatever the battle's phase: without one,
-     * waiting for a phase would not help. */
+    /* A battle past its victory events that no effect called a roll for is told so, not to
+     * wait for a phase gone by. Before them, an effect may still come (a What-if roll before
+     * battle 1): the phase is said. */
     struct battle *any = campaign_battle(c, battle);
     struct pre_battle_need needs[RS_MAX_EVENTS];
     int n = any ? campaign_pre_battle_needs(c, any, needs, RS_MAX_EVENTS) : 0;
@@ -24,14 +32,15 @@ enum cres campaign_pre_battle_roll(struct db *db, struct campaign *c, int battle
     for (int i = 0; i < n && !need; i++)
         if ((enum side)needs[i].roll->side == side)
             need = &needs[i];
-    if (any && !c->finished && any->phase != PHASE_FINISHED && !need)
-        return refuse(e, PROBLEM_RULE_VIOLATION, NULL,
-                      "No effect in force calls for a roll by the %s before battle %d.",
-                      side_title(side), battle);
+    bool past = any && (any->phase == PHASE_RESERVES || any->phase == PHASE_READY);
+    if (past && !c->finished && !need)
+        return no_effect(side, battle, e);
     struct battle *b;
     enum cres rc = phase_require(c, battle, PHASE_VICTORY_EVENTS, &b, e);
     if (rc != C_OK)
         return rc;
+    if (!need)
+        return no_effect(side, battle, e);
     struct battle_detail d;
     if (battle_detail_load(db, c, battle, &d) != C_OK)
         return C_DBERR;

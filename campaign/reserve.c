@@ -16,7 +16,8 @@ static enum cres reserves_phase(struct campaign *c, int battle, const struct rul
 {
     if (!(*rs = campaign_ruleset(c, e)))
         return C_REFUSED;
-    if (!(*rs)->reserve.enabled)
+    /* (A battle that is not there, or a campaign finished, is said as such first.) */
+    if (!(*rs)->reserve.enabled && campaign_battle(c, battle) && !c->finished)
         return refuse(e, PROBLEM_RULE_VIOLATION, NULL, "There is no reserve roll in %s.",
                       (*rs)->name);
     return phase_require(c, battle, PHASE_RESERVES, b, e);

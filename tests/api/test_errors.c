@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct camp srv, tbl, done, poor, simple;
+static struct camp srv, tbl, done, poor, simple, isl;
 
 /* Rows a refused request must not add. */
 static long rows(void)
@@ -86,7 +86,18 @@ static int suite_init(void)
                   "\"axis\":4},\"medals_to_win\":4}");
     st += r->status;
     http_free(r);
-    return st == 201 + 201 + 201 + 200 + 201 + 201 + 201 ? 0 : 1;
+    /* What-if rolls still to come before battle 1 (one may call for a pre-battle roll). */
+    if (!camp_create(&api_daemon,
+                     "{\"name\":\"isl\",\"ruleset\":\"island-hoppers\",\"what_if\":true,"
+                     "\"dice\":\"table\"}",
+                     &isl))
+        return 1;
+    r = camp_post(&api_daemon, &isl, ORGANIZER, "/battles",
+                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
+                  "\"axis\":4},\"medals_to_win\":4,\"features\":[\"destroyers\"]}");
+    st += r->status;
+    http_free(r);
+    return st == 201 + 201 + 201 + 200 + 201 + 201 + 201 + 201 ? 0 : 1;
 }
 
 struct create_case {
@@ -323,6 +334,13 @@ static struct action_case action_cases[] = {
     {"no pre-battle roll without an effect", &srv, AXIS, "/battles/1/pre-battle-roll", "{}", NULL,
      422, "rule-violation", NULL, NULL,
      "No effect in force calls for a roll by the Axis before battle 1."},
+    /* ... but before the What-if rolls one may still come: the phase is said. */
+    {"pre-battle roll before the What-if rolls", &isl, AXIS, "/battles/1/pre-battle-roll",
+     "{\"faces\":[\"star\",\"grenade\",\"flag\"]}", NULL, 409, "wrong-phase", NULL,
+     "victory_events"},
+    /* Rules without a reserve roll: a battle not there is still not found. */
+    {"no reserve roll, no battle", &done, ALLIES, "/battles/1/reserve-roll", "{}", NULL, 404,
+     "not-found"},
     {"wrong phase: result before ready", &srv, ORGANIZER, "/battles/1/result",
      "{\"winner\":\"axis\",\"medals\":{\"allies\":1,\"axis\":4}}", NULL, 409, "wrong-phase", NULL,
      "ready", "Battle 1 is at its reserve rolls; this can only be done when it is being played."},
