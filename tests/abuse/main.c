@@ -790,25 +790,36 @@ static void test_trusted_proxy(void)
 
 /* ---- faults told truthfully ---- */
 
+/* A daemon (one database worker) on a new database `prefix`, reaching it through a pgcut link
+ * (tests/common/pgcut.h); NULL when either could not start. */
+static struct pgcut *start_cut(struct setup *s, const char *prefix)
+{
+    *s = (struct setup){.db = tk_new_database(prefix)};
+    struct pgcut *cut = s->db ? pgcut_start(tk_env("M44_TEST_PGHOST")) : NULL;
+    if (!cut)
+        return NULL;
+    PGconn *probe = PQconnectdb(s->db);
+    char conninfo[512];
+    snprintf(conninfo, sizeof conninfo,
+             "host=127.0.0.1 port=%d user=m44 dbname=%s sslmode=disable gssencmode=disable",
+             pgcut_port(cut), PQdb(probe));
+    PQfinish(probe);
+    const char *args[] = {"--threads=1", NULL};
+    if (!daemon_start(&s->d, conninfo, args)) {
+        pgcut_stop(cut);
+        return NULL;
+    }
+    return cut;
+}
+
 /* A connection dropped right after COMMIT gave 503 "nothing was changed" though
  * the roll was made. Now: outcome-unknown, and the same Idempotency-Key gets
  * the roll that was made. */
 static void test_lost_commit(void)
 {
-    char *db = tk_new_database("abuse_commit");
-    CU_ASSERT_FATAL(db != NULL);
-    struct pgcut *cut = pgcut_start(tk_env("M44_TEST_PGHOST"));
+    struct setup s;
+    struct pgcut *cut = start_cut(&s, "abuse_commit");
     CU_ASSERT_FATAL(cut != NULL);
-    PGconn *probe = PQconnectdb(db);
-    char conninfo[512];
-    snprintf(conninfo, sizeof conninfo,
-             "host=127.0.0.1 port=%d user=m44 dbname=%s sslmode=disable "
-             "gssencmode=disable",
-             pgcut_port(cut), PQdb(probe));
-    PQfinish(probe);
-    struct setup s = {.db = db};
-    const char *args[] = {"--threads=1", NULL};
-    CU_ASSERT_FATAL(daemon_start(&s.d, conninfo, args));
     struct camp c;
     CU_ASSERT_FATAL(create(&s, &c));
     CU_ASSERT_EQUAL(battle(&s, &c), 201);
@@ -820,7 +831,7 @@ static void test_lost_commit(void)
     http_free(r);
     CU_ASSERT_EQUAL(pgcut_cuts(cut), 1);
     /* It was made: PostgreSQL committed it. */
-    CU_ASSERT_EQUAL(sql_long(db, "SELECT count(*) FROM rolls"), 1);
+    CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 1);
     /* The same request with the same key: that roll, replayed, never a second
      * one. */
     r = roll(&s, &c, true, "lost-commit-allies-1");
@@ -828,7 +839,7 @@ static void test_lost_commit(void)
     char rep[16];
     CU_ASSERT_PTR_NOT_NULL(http_header(r, "Idempotent-Replayed", rep, sizeof rep));
     http_free(r);
-    CU_ASSERT_EQUAL(sql_long(db, "SELECT count(*) FROM rolls"), 1);
+    CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 1);
     /* Without a key it says the same, and how to find out. */
     pgcut_arm(cut, "roll_insert");
     r = roll(&s, &c, false, NULL);
@@ -836,7 +847,7 @@ static void test_lost_commit(void)
     CU_ASSERT_STRING_EQUAL(code_of(r), "outcome-unknown");
     CU_ASSERT_PTR_NOT_NULL(strstr(r->body, "Read the campaign"));
     http_free(r);
-    CU_ASSERT_EQUAL(sql_long(db, "SELECT count(*) FROM rolls"), 2);
+    CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 2);
     stop(&s);
     pgcut_stop(cut);
 }
@@ -847,19 +858,9 @@ static void test_lost_commit(void)
  * any read that finds the database unavailable. */
 static void test_broken_at_each_statement(void)
 {
-    char *db = tk_new_database("abuse_broken");
-    CU_ASSERT_FATAL(db != NULL);
-    struct pgcut *cut = pgcut_start(tk_env("M44_TEST_PGHOST"));
+    struct setup s;
+    struct pgcut *cut = start_cut(&s, "abuse_broken");
     CU_ASSERT_FATAL(cut != NULL);
-    PGconn *probe = PQconnectdb(db);
-    char conninfo[512];
-    snprintf(conninfo, sizeof conninfo,
-             "host=127.0.0.1 port=%d user=m44 dbname=%s sslmode=disable gssencmode=disable",
-             pgcut_port(cut), PQdb(probe));
-    PQfinish(probe);
-    struct setup s = {.db = db};
-    const char *args[] = {"--threads=1", NULL};
-    CU_ASSERT_FATAL(daemon_start(&s.d, conninfo, args));
     struct camp c;
     CU_ASSERT_FATAL(create(&s, &c));
     char path[160];

@@ -29,6 +29,23 @@ static void ok(struct http_resp *r, long status)
     http_free(r);
 }
 
+/* A campaign made with `create`, and its battle 1 set up (scenario "A", the Allies first, then
+ * `more` fields, if any): the battle's status, 0 when the campaign was not made. */
+static long with_battle(const char *create, struct camp *c, const char *more)
+{
+    if (!camp_create(&api_daemon, create, c))
+        return 0;
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
+             "\"axis\":4},\"medals_to_win\":4%s}",
+             more ? more : "");
+    struct http_resp *r = camp_post(&api_daemon, c, ORGANIZER, "/battles", body);
+    long st = r->status;
+    http_free(r);
+    return st;
+}
+
 static int suite_init(void)
 {
     /* A server-dice campaign with battle 1 in reserves and the Allies' roll made. */
@@ -47,16 +64,9 @@ static int suite_init(void)
     st += r->status;
     http_free(r);
     /* A table-dice campaign, to choose the faces. */
-    if (!camp_create(&api_daemon,
-                     "{\"name\":\"table\",\"ruleset\":\"standard\",\"dice\":\"table\","
-                     "\"reserve_tokens\":{\"allies\":1,\"axis\":0}}",
-                     &tbl))
-        return 1;
-    r = camp_post(&api_daemon, &tbl, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
-                  "\"axis\":4},\"medals_to_win\":4}");
-    st += r->status;
-    http_free(r);
+    st += with_battle("{\"name\":\"table\",\"ruleset\":\"standard\",\"dice\":\"table\","
+                      "\"reserve_tokens\":{\"allies\":1,\"axis\":0}}",
+                      &tbl, NULL);
     /* A finished campaign. */
     if (!camp_create(&api_daemon, "{\"name\":\"done\",\"ruleset\":\"simplified\"}", &done))
         return 1;
@@ -64,39 +74,19 @@ static int suite_init(void)
     st += r->status;
     http_free(r);
     /* Table dice chosen so that the Allies' roll offers an option they cannot pay for. */
-    if (!camp_create(&api_daemon,
-                     "{\"name\":\"poor\",\"ruleset\":\"standard\",\"dice\":\"table\","
-                     "\"reserve_tokens\":{\"allies\":0,\"axis\":0}}",
-                     &poor))
-        return 1;
-    r = camp_post(&api_daemon, &poor, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
-                  "\"axis\":4},\"medals_to_win\":4}");
-    st += r->status;
-    http_free(r);
+    st += with_battle("{\"name\":\"poor\",\"ruleset\":\"standard\",\"dice\":\"table\","
+                      "\"reserve_tokens\":{\"allies\":0,\"axis\":0}}",
+                      &poor, NULL);
     r = camp_post(&api_daemon, &poor, ALLIES, "/battles/1/reserve-roll",
                   "{\"faces\":[\"infantry\",\"armor\"]}");
     st += r->status;
     http_free(r);
     /* Rules without a reserve roll, a battle being played. */
-    if (!camp_create(&api_daemon, "{\"name\":\"simple\",\"ruleset\":\"simplified\"}", &simple))
-        return 1;
-    r = camp_post(&api_daemon, &simple, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
-                  "\"axis\":4},\"medals_to_win\":4}");
-    st += r->status;
-    http_free(r);
+    st += with_battle("{\"name\":\"simple\",\"ruleset\":\"simplified\"}", &simple, NULL);
     /* What-if rolls still to come before battle 1 (one may call for a pre-battle roll). */
-    if (!camp_create(&api_daemon,
-                     "{\"name\":\"isl\",\"ruleset\":\"island-hoppers\",\"what_if\":true,"
-                     "\"dice\":\"table\"}",
-                     &isl))
-        return 1;
-    r = camp_post(&api_daemon, &isl, ORGANIZER, "/battles",
-                  "{\"scenario\":\"A\",\"first_player\":\"allies\",\"cards\":{\"allies\":4,"
-                  "\"axis\":4},\"medals_to_win\":4,\"features\":[\"destroyers\"]}");
-    st += r->status;
-    http_free(r);
+    st += with_battle("{\"name\":\"isl\",\"ruleset\":\"island-hoppers\",\"what_if\":true,"
+                      "\"dice\":\"table\"}",
+                      &isl, ",\"features\":[\"destroyers\"]");
     return st == 201 + 201 + 201 + 200 + 201 + 201 + 201 + 201 ? 0 : 1;
 }
 
