@@ -67,14 +67,12 @@ export async function showCampaign(main, id) {
     st.role = null;
     st.keyUnsure = false;
     st.keyError = problemWords(e);
-    // What this page did as that role is no longer its to say ("Your reserves: ..."): the key
-    // line says why the page now only reads.
-    st.done = '';
-    st.doneHolds = null;
-    st.doneKind = '';
     st.sig = null;
     st.undoSig = null;
     st.linksSig = null;
+    // What this page did as that role is no longer its to say ("Your reserves: ..."): the key
+    // line says why the page now only reads.
+    st.setDone('');
     update(st);
   };
   // Only a refusal says the key does not work; when the server cannot be asked just now, the
