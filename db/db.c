@@ -3,6 +3,7 @@
 
 #include "util/log.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ struct db {
     char sqlstate[6];
     char error[512];
     bool lost;        /* the previous connection was lost; the next successful one is a reconnect */
+    bool ended;       /* a FATAL message came while idle: the server has ended this connection */
     bool standby;     /* a connection to --read-database (db_thread_standby) */
     char tx_time[40]; /* db_tx_time's answer in this attempt of the transaction ("": not asked) */
     /* A unique index whose violation in this attempt means that what the transaction started
@@ -131,12 +133,20 @@ static void set_error(struct db *db, const char *sqlstate, const char *msg)
         *nl = '\0';
 }
 
-/* Server notices ("relation already exists, skipping") go to the debug log, not stderr. */
-static void notice(void *arg, const char *message)
+/* Server notices ("relation already exists, skipping") go to the debug log, not stderr. An
+ * error that comes while the connection is idle is passed here too: a FATAL one means that the
+ * server, or a pooler in front of it, has ended the connection (see idle_link_ended). */
+static void notice(void *arg, const PGresult *res)
 {
-    (void)arg;
+    struct db *db = arg;
+    const char *severity = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    if (db && severity && (strcmp(severity, "FATAL") == 0 || strcmp(severity, "PANIC") == 0)) {
+        db->ended = true;
+        set_error(db, PQresultErrorField(res, PG_DIAG_SQLSTATE),
+                  PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
+    }
     char line[512];
-    snprintf(line, sizeof line, "%s", message);
+    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
     line[strcspn(line, "\n")] = '\0';
     log_msg(LOG_DEBUG, "db", "server notice: %s", line);
 }
@@ -188,14 +198,43 @@ bool db_is_standby(const struct db *db)
     return db->standby;
 }
 
+/*
+ * Whether the server, or a pooler in front of it, ended this connection while it sat idle (a
+ * restart; a pooler whose server crashed): it sent a FATAL message and closed the link, and
+ * nobody has read them yet. Seen before a transaction is sent, the transaction goes on a new
+ * connection and its outcome stays certain; sent into the dead link, a write could only be
+ * answered "maybe done" (503 outcome-unknown), and after a restart the first write on every
+ * connection would be. One poll(2) that does not wait; no round trip.
+ */
+static bool idle_link_ended(struct db *db)
+{
+    if (db->in_tx || PQtransactionStatus(db->conn) != PQTRANS_IDLE)
+        return false;
+    struct pollfd p = {.fd = PQsocket(db->conn), .events = POLLIN};
+    if (p.fd < 0)
+        return true;
+    /* Read what came, and have libpq parse it: an error while idle goes to notice(). The end
+     * of the stream may need a second read after the message. */
+    for (int i = 0; i < 2 && !db->ended && poll(&p, 1, 0) > 0; i++) {
+        if (!PQconsumeInput(db->conn))
+            return true; /* the end of the stream: libpq has marked the connection bad */
+        (void)PQisBusy(db->conn);
+    }
+    return db->ended || PQstatus(db->conn) != CONNECTION_OK;
+}
+
 bool db_ensure(struct db *db)
 {
-    if (db->conn && PQstatus(db->conn) == CONNECTION_OK)
+    if (db->conn && PQstatus(db->conn) == CONNECTION_OK && !idle_link_ended(db))
         return true;
     if (db->conn) {
         char reason[600];
-        snprintf(reason, sizeof reason, "connection lost (%s)",
-                 *PQerrorMessage(db->conn) ? PQerrorMessage(db->conn) : "status bad");
+        if (PQstatus(db->conn) == CONNECTION_OK) /* ended while idle (idle_link_ended) */
+            snprintf(reason, sizeof reason, "ended by the server while idle (%s)",
+                     db->ended ? db->error : "the end of the stream");
+        else
+            snprintf(reason, sizeof reason, "connection lost (%s)",
+                     *PQerrorMessage(db->conn) ? PQerrorMessage(db->conn) : "status bad");
         char *nl = strchr(reason, '\n');
         if (nl)
             snprintf(nl, sizeof reason - (size_t)(nl - reason), ")");
@@ -213,7 +252,8 @@ bool db_ensure(struct db *db)
     if (db->lost)
         atomic_fetch_add(&stat_reconnects, 1);
     db->lost = false;
-    PQsetNoticeProcessor(c, notice, NULL);
+    db->ended = false;
+    PQsetNoticeReceiver(c, notice, db);
     db->conn = c;
     return true;
 }

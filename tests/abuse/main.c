@@ -790,9 +790,9 @@ static void test_trusted_proxy(void)
 
 /* ---- faults told truthfully ---- */
 
-/* A daemon (one database worker) on a new database `prefix`, reaching it through a pgcut link
- * (tests/common/pgcut.h); NULL when either could not start. */
-static struct pgcut *start_cut(struct setup *s, const char *prefix)
+/* A daemon (one database worker; `option`, if any, one more) on a new database `prefix`,
+ * reaching it through a pgcut link (tests/common/pgcut.h); NULL when either could not start. */
+static struct pgcut *start_cut(struct setup *s, const char *prefix, const char *option)
 {
     *s = (struct setup){.db = tk_new_database(prefix)};
     struct pgcut *cut = s->db ? pgcut_start(tk_env("M44_TEST_PGHOST")) : NULL;
@@ -804,7 +804,7 @@ static struct pgcut *start_cut(struct setup *s, const char *prefix)
              "host=127.0.0.1 port=%d user=m44 dbname=%s sslmode=disable gssencmode=disable",
              pgcut_port(cut), PQdb(probe));
     PQfinish(probe);
-    const char *args[] = {"--threads=1", NULL};
+    const char *args[] = {"--threads=1", option, NULL};
     if (!daemon_start(&s->d, conninfo, args)) {
         pgcut_stop(cut);
         return NULL;
@@ -818,7 +818,7 @@ static struct pgcut *start_cut(struct setup *s, const char *prefix)
 static void test_lost_commit(void)
 {
     struct setup s;
-    struct pgcut *cut = start_cut(&s, "abuse_commit");
+    struct pgcut *cut = start_cut(&s, "abuse_commit", NULL);
     CU_ASSERT_FATAL(cut != NULL);
     struct camp c;
     CU_ASSERT_FATAL(create(&s, &c));
@@ -859,7 +859,7 @@ static void test_lost_commit(void)
 static void test_broken_at_each_statement(void)
 {
     struct setup s;
-    struct pgcut *cut = start_cut(&s, "abuse_broken");
+    struct pgcut *cut = start_cut(&s, "abuse_broken", NULL);
     CU_ASSERT_FATAL(cut != NULL);
     struct camp c;
     CU_ASSERT_FATAL(create(&s, &c));
@@ -884,6 +884,46 @@ static void test_broken_at_each_statement(void)
     CU_ASSERT_EQUAL(daemon_metric(&s.d, "m44d_http_requests_total{method=\"GET\",route=\"/api/v1/"
                                         "campaigns/{id}\",status=\"500\"}"),
                     -1);
+    stop(&s);
+    pgcut_stop(cut);
+}
+
+/* The server ended m44d's idle connection, as a restart does, or a pooler whose server crashed:
+ * a FATAL message, then the end of the link, before the next request. A roll on a campaign held
+ * in memory was sent into the ended link, and was answered 503 outcome-unknown ("it may or may
+ * not have been done") though nothing had reached the server: after a restart, the first write
+ * on every connection. Now the ended link is seen before anything is sent, and the roll is done
+ * on a new one. */
+static void test_link_ended_while_idle(void)
+{
+    struct setup s;
+    /* As deployed: a write checked against a load in its transaction (--check-state, on in the
+     * suites) would read before it writes, and meet the ended link in time to run again. */
+    struct pgcut *cut = start_cut(&s, "abuse_ended", "--check-state=off");
+    CU_ASSERT_FATAL(cut != NULL);
+    struct camp c;
+    CU_ASSERT_FATAL(create(&s, &c));
+    CU_ASSERT_EQUAL(battle(&s, &c), 201); /* the campaign is now held in memory */
+    long reconnects = daemon_metric(&s.d, "m44d_db_reconnects_total");
+    CU_ASSERT(sql_long(s.db,
+                       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                       "WHERE application_name = 'm44d' AND datname = current_database()") >= 1);
+    long left = 1;
+    for (int i = 0; i < 100 && left; i++) {
+        tk_sleep_ms(20);
+        left = sql_long(s.db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                              "'m44d' AND datname = current_database()");
+    }
+    CU_ASSERT_EQUAL(left, 0);
+    tk_sleep_ms(100); /* the link passes on the FATAL message and the end */
+    struct http_resp *r = roll(&s, &c, true, "ended-allies-1");
+    CU_ASSERT_EQUAL(r->status, 201);
+    if (r->status != 201)
+        fprintf(stderr, "\nthe roll after the link ended: %ld %s\n", r->status, r->body);
+    http_free(r);
+    CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 1);
+    /* The ended link was met, and replaced. */
+    CU_ASSERT(daemon_metric(&s.d, "m44d_db_reconnects_total") > reconnects);
     stop(&s);
     pgcut_stop(cut);
 }
@@ -1130,6 +1170,8 @@ static void register_abuse(void)
                 "a database link broken at every statement (a pooler, its server down): "
                 "reads 503, never 500",
                 test_broken_at_each_statement);
+    CU_add_test(s, "a database link ended while idle: the next roll is done, not maybe done",
+                test_link_ended_while_idle);
     CU_add_test(s, "a read-only database: 503 and /readyz 503, never 500", test_read_only);
     CU_add_test(s, "malformed requests: a reply and a clean close", test_malformed);
 }

@@ -7,7 +7,9 @@
 #      (If-None-Match above what the daemon knows) and a roll get 503, never 500.
 #   3. The server starts again: its crash recovery empties the record of changes. A change made
 #      by hand in SQL, not through m44d, is then seen: the ETag from before gets 200 with the
-#      change (the daemon forgot what it knew), within 15 s; and a roll goes through again.
+#      change (the daemon forgot what it knew), within 15 s; and a roll goes through again at
+#      its first sending: the connections PgBouncer closed while m44d sat idle are seen before
+#      anything is sent on them (sent into them, it was now and then 503 outcome-unknown).
 # Bounded: about 10 s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,6 +32,7 @@ fail() {
   echo "pooler: FAILED: $*" >&2
   echo "--- m44d's log, last lines:" >&2; tail -n 15 "$work/m44d.log" >&2 || true
   echo "--- PgBouncer's log, last lines:" >&2; tail -n 8 "$work/bouncer/pgbouncer.log" >&2 || true
+  echo "--- PostgreSQL's log, last lines:" >&2; tail -n 12 "$host/postgres.log" >&2 || true
   exit 1
 }
 ok() { echo "pooler: ok - $*"; }
