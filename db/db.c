@@ -37,6 +37,7 @@ struct db {
     char error[512];
     bool lost;        /* the previous connection was lost; the next successful one is a reconnect */
     bool ended;       /* a FATAL message came while idle: the server has ended this connection */
+    bool answered;    /* a pipeline of statements has come back on this connection */
     bool standby;     /* a connection to --read-database (db_thread_standby) */
     char tx_time[40]; /* db_tx_time's answer in this attempt of the transaction ("": not asked) */
     /* A unique index whose violation in this attempt means that what the transaction started
@@ -253,6 +254,7 @@ bool db_ensure(struct db *db)
         atomic_fetch_add(&stat_reconnects, 1);
     db->lost = false;
     db->ended = false;
+    db->answered = false;
     PQsetNoticeReceiver(c, notice, db);
     db->conn = c;
     return true;
@@ -537,6 +539,7 @@ static bool pipeline(struct db *db, struct db_statement *st, const char *const *
         PQclear(*out);
         *out = NULL;
     }
+    db->answered = db->answered || !failed;
     return !failed;
 }
 
@@ -864,11 +867,20 @@ static enum db_result attempt_once(struct db *db, db_tx_fn fn, void *ctx, bool *
             db->begin_pending = false; /* nothing was read or written */
             return DB_OK;
         }
-        if (pipeline(db, NULL, NULL, NULL, true))
-            return DB_OK;
+        /* On a connection nothing has come back on yet, the statements go first and COMMIT
+         * after them, one round trip more: a pooler that takes any login (PgBouncer whose
+         * server is down) breaks a new connection at its first statement, and broken before
+         * COMMIT was sent, the write surely was not done; it runs again on a new connection,
+         * or is answered "unavailable, nothing changed", not "maybe done". */
+        bool commit_sent = db->answered;
+        if (commit_sent || pipeline(db, NULL, NULL, NULL, false)) {
+            commit_sent = true;
+            if (pipeline(db, NULL, NULL, NULL, true))
+                return DB_OK;
+        }
         bool was_lost = lost(db);
         abandon(db);
-        if (retryable(db)) {
+        if (retryable(db) || (was_lost && !commit_sent)) {
             *retry = true;
             return DB_FAILED;
         }

@@ -888,6 +888,23 @@ static void test_broken_at_each_statement(void)
     pgcut_stop(cut);
 }
 
+/* Ends the database workers' connections of the daemon on database `conninfo` (not its
+ * listener's), as a restart does: a FATAL message, then the end of the link. */
+static bool end_links(const char *conninfo)
+{
+    bool ended = sql_long(conninfo, "SELECT count(pg_terminate_backend(pid)) FROM "
+                                    "pg_stat_activity WHERE application_name = 'm44d' AND "
+                                    "datname = current_database()") >= 1;
+    long left = 1;
+    for (int i = 0; i < 100 && left; i++) {
+        tk_sleep_ms(20);
+        left = sql_long(conninfo, "SELECT count(*) FROM pg_stat_activity WHERE application_name "
+                                  "= 'm44d' AND datname = current_database()");
+    }
+    tk_sleep_ms(100); /* the link passes on the FATAL message and the end */
+    return ended && left == 0;
+}
+
 /* The server ended m44d's idle connection, as a restart does, or a pooler whose server crashed:
  * a FATAL message, then the end of the link, before the next request. A roll on a campaign held
  * in memory was sent into the ended link, and was answered 503 outcome-unknown ("it may or may
@@ -905,17 +922,7 @@ static void test_link_ended_while_idle(void)
     CU_ASSERT_FATAL(create(&s, &c));
     CU_ASSERT_EQUAL(battle(&s, &c), 201); /* the campaign is now held in memory */
     long reconnects = daemon_metric(&s.d, "m44d_db_reconnects_total");
-    CU_ASSERT(sql_long(s.db,
-                       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                       "WHERE application_name = 'm44d' AND datname = current_database()") >= 1);
-    long left = 1;
-    for (int i = 0; i < 100 && left; i++) {
-        tk_sleep_ms(20);
-        left = sql_long(s.db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
-                              "'m44d' AND datname = current_database()");
-    }
-    CU_ASSERT_EQUAL(left, 0);
-    tk_sleep_ms(100); /* the link passes on the FATAL message and the end */
+    CU_ASSERT(end_links(s.db));
     struct http_resp *r = roll(&s, &c, true, "ended-allies-1");
     CU_ASSERT_EQUAL(r->status, 201);
     if (r->status != 201)
@@ -924,6 +931,25 @@ static void test_link_ended_while_idle(void)
     CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 1);
     /* The ended link was met, and replaced. */
     CU_ASSERT(daemon_metric(&s.d, "m44d_db_reconnects_total") > reconnects);
+    /* Ended again, and now every new link is broken at its first statement, as PgBouncer does
+     * while its server is down (it takes the login itself). The next roll, on the campaign
+     * held, was sent on a new link with its COMMIT, and broken, was "maybe done". Its COMMIT now
+     * waits until something has come back on the link: broken before, the roll surely was not
+     * made, and says so. */
+    CU_ASSERT(end_links(s.db));
+    pgcut_break(cut, "begin"); /* BEGIN's prepared statement, in every transaction */
+    r = roll(&s, &c, false, "ended-axis-1");
+    CU_ASSERT_EQUAL(r->status, 503);
+    CU_ASSERT_STRING_EQUAL(code_of(r), "database-unavailable");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->body, "nothing was changed"));
+    http_free(r);
+    CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 1);
+    /* The server back: the same request with the same key rolls, once. */
+    pgcut_break(cut, "");
+    r = roll(&s, &c, false, "ended-axis-1");
+    CU_ASSERT_EQUAL(r->status, 201);
+    http_free(r);
+    CU_ASSERT_EQUAL(sql_long(s.db, "SELECT count(*) FROM rolls"), 2);
     stop(&s);
     pgcut_stop(cut);
 }
@@ -1170,7 +1196,7 @@ static void register_abuse(void)
                 "a database link broken at every statement (a pooler, its server down): "
                 "reads 503, never 500",
                 test_broken_at_each_statement);
-    CU_add_test(s, "a database link ended while idle: the next roll is done, not maybe done",
+    CU_add_test(s, "a database link ended while idle, or new and broken: done, or surely not done",
                 test_link_ended_while_idle);
     CU_add_test(s, "a read-only database: 503 and /readyz 503, never 500", test_read_only);
     CU_add_test(s, "malformed requests: a reply and a clean close", test_malformed);
