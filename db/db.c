@@ -231,7 +231,7 @@ bool db_ensure(struct db *db)
     if (db->conn) {
         char reason[600];
         if (PQstatus(db->conn) == CONNECTION_OK) /* ended while idle (idle_link_ended) */
-            snprintf(reason, sizeof reason, "ended by the server while idle (%s)",
+            snprintf(reason, sizeof reason, "connection lost (ended while idle: %s)",
                      db->ended ? db->error : "the end of the stream");
         else
             snprintf(reason, sizeof reason, "connection lost (%s)",
