@@ -3,6 +3,7 @@
 
 #include "util/log.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,10 +36,11 @@ struct db {
     int nqueue;
     char sqlstate[6];
     char error[512];
-    bool lost;        /* the previous connection was lost; the next successful one is a reconnect */
-    bool ended;       /* a FATAL message came while idle: the server has ended this connection */
-    bool answered;    /* a pipeline of statements has come back on this connection */
-    bool standby;     /* a connection to --read-database (db_thread_standby) */
+    bool lost;  /* the previous connection was lost; the next successful one is a reconnect */
+    bool ended; /* a FATAL message came while idle: the server has ended this connection */
+    char ended_msg[200]; /* its message */
+    bool answered;       /* a pipeline of statements has come back on this connection */
+    bool standby;        /* a connection to --read-database (db_thread_standby) */
     char tx_time[40]; /* db_tx_time's answer in this attempt of the transaction ("": not asked) */
     /* A unique index whose violation in this attempt means that what the transaction started
      * from moved on (db_defer_clash_moved_on); NULL: none. */
@@ -136,15 +138,18 @@ static void set_error(struct db *db, const char *sqlstate, const char *msg)
 
 /* Server notices ("relation already exists, skipping") go to the debug log, not stderr. An
  * error that comes while the connection is idle is passed here too: a FATAL one means that the
- * server, or a pooler in front of it, has ended the connection (see idle_link_ended). */
+ * server, or a pooler in front of it, has ended the connection (see idle_link_ended). The
+ * severity as sent: PostgreSQL adds it untranslated (V), PgBouncer sends only S, in English. */
 static void notice(void *arg, const PGresult *res)
 {
     struct db *db = arg;
     const char *severity = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    if (!severity)
+        severity = PQresultErrorField(res, PG_DIAG_SEVERITY);
     if (db && severity && (strcmp(severity, "FATAL") == 0 || strcmp(severity, "PANIC") == 0)) {
+        const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
         db->ended = true;
-        set_error(db, PQresultErrorField(res, PG_DIAG_SQLSTATE),
-                  PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
+        snprintf(db->ended_msg, sizeof db->ended_msg, "%s", msg ? msg : severity);
     }
     char line[512];
     snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
@@ -178,9 +183,20 @@ static PGconn *connect_now(const struct db *db)
     /* A standby that does not answer is given up sooner: the primary can answer instead. */
     if (db->standby)
         return connect_named(standby_conninfo, "m44d reader", "2");
-    /* Defaults first: a later keyword (from the expanded dbname string) overrides them. */
-    const char *keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", NULL};
-    const char *vals[] = {"5", "m44d", db_conninfo ? db_conninfo : "", "UTF8", NULL};
+    /* Defaults first: a later keyword (from the expanded dbname string) overrides them. The
+     * keepalives are connect_named's: a server that vanished mid-statement (its host down, a
+     * failover) is noticed in seconds, not at the kernel's TCP timeout. */
+    const char *keys[] = {"connect_timeout",
+                          "application_name",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "tcp_user_timeout",
+                          "dbname",
+                          "client_encoding",
+                          NULL};
+    const char *vals[] = {"5",    "m44d", "5", "2", "3", "10000", db_conninfo ? db_conninfo : "",
+                          "UTF8", NULL};
     return PQconnectdbParams(keys, vals, 1);
 }
 
@@ -201,11 +217,12 @@ bool db_is_standby(const struct db *db)
 
 /*
  * Whether the server, or a pooler in front of it, ended this connection while it sat idle (a
- * restart; a pooler whose server crashed): it sent a FATAL message and closed the link, and
- * nobody has read them yet. Seen before a transaction is sent, the transaction goes on a new
+ * restart; a pooler whose server crashed): it sent a FATAL message, or closed the link, or both,
+ * and nobody has read them yet. Seen before a transaction is sent, the transaction goes on a new
  * connection and its outcome stays certain; sent into the dead link, a write could only be
  * answered "maybe done" (503 outcome-unknown), and after a restart the first write on every
- * connection would be. One poll(2) that does not wait; no round trip.
+ * connection would be. Polls that do not wait; no round trip. (What is not here yet, a message
+ * still on its way, or a link that vanished without a word, is not seen: see attempt_once.)
  */
 static bool idle_link_ended(struct db *db)
 {
@@ -214,12 +231,20 @@ static bool idle_link_ended(struct db *db)
     struct pollfd p = {.fd = PQsocket(db->conn), .events = POLLIN};
     if (p.fd < 0)
         return true;
-    /* Read what came, and have libpq parse it: an error while idle goes to notice(). The end
-     * of the stream may need a second read after the message. */
-    for (int i = 0; i < 2 && !db->ended && poll(&p, 1, 0) > 0; i++) {
+    /* Have libpq parse what it read (an error while idle goes to notice()), then read what
+     * came: the end of the stream may need a read after the message's. */
+    for (int i = 0; i < 3; i++) {
+        (void)PQisBusy(db->conn);
+        if (db->ended)
+            break;
+        int n;
+        do
+            n = poll(&p, 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n <= 0)
+            break;
         if (!PQconsumeInput(db->conn))
             return true; /* the end of the stream: libpq has marked the connection bad */
-        (void)PQisBusy(db->conn);
     }
     return db->ended || PQstatus(db->conn) != CONNECTION_OK;
 }
@@ -232,7 +257,7 @@ bool db_ensure(struct db *db)
         char reason[600];
         if (PQstatus(db->conn) == CONNECTION_OK) /* ended while idle (idle_link_ended) */
             snprintf(reason, sizeof reason, "connection lost (ended while idle: %s)",
-                     db->ended ? db->error : "the end of the stream");
+                     db->ended ? db->ended_msg : "the end of the stream");
         else
             snprintf(reason, sizeof reason, "connection lost (%s)",
                      *PQerrorMessage(db->conn) ? PQerrorMessage(db->conn) : "status bad");

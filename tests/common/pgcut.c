@@ -12,8 +12,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define MAX_LINKS 64
-
 struct pgcut {
     int listen_fd, port;
     char socket_path[100]; /* fits sockaddr_un's sun_path */
@@ -21,16 +19,22 @@ struct pgcut {
     char marker[64];  /* "" when not armed */
     char breaker[64]; /* pgcut_break's; "" when not breaking */
     atomic_int cuts;
+    atomic_int live;    /* links open now */
+    atomic_int said;    /* how many times pgcut_say_fatal was called */
+    atomic_int to_tell; /* links that have not yet passed on the last pgcut_say_fatal */
     atomic_bool stop;
     pthread_t acceptor;
-    pthread_t links[MAX_LINKS];
-    int nlinks;
 };
 
 struct link {
     struct pgcut *p;
     int client, server;
+    int heard; /* the pgcut_say_fatal calls this link has passed on (or was made after) */
 };
+
+/* An ErrorResponse as PgBouncer sends its own: severity, code and message, no non-localized
+ * severity (V), which only PostgreSQL sends. */
+static const char pooler_fatal[] = "E\0\0\0\x29SFATAL\0C08P01\0Mserver conn crashed?\0";
 
 /* The bytes of a CommandComplete message for COMMIT: 'C', length 11,
  * "COMMIT\0". */
@@ -49,14 +53,21 @@ static void *link_loop(void *arg)
     struct link *l = arg;
     struct pgcut *p = l->p;
     bool marked = false; /* the current transaction used the marker */
+    bool ended = false;  /* told the client FATAL: whatever it sends now ends the link */
     char buf[65536];
     while (!atomic_load(&p->stop)) {
+        if (l->heard < atomic_load(&p->said)) {
+            l->heard = atomic_load(&p->said);
+            ended =
+                write(l->client, pooler_fatal, sizeof pooler_fatal) == (ssize_t)sizeof pooler_fatal;
+            atomic_fetch_sub(&p->to_tell, 1);
+        }
         struct pollfd fds[2] = {{l->client, POLLIN, 0}, {l->server, POLLIN, 0}};
-        if (poll(fds, 2, 200) <= 0)
+        if (poll(fds, 2, 50) <= 0)
             continue;
         if (fds[0].revents) {
             ssize_t n = read(l->client, buf, sizeof buf);
-            if (n <= 0)
+            if (n <= 0 || ended)
                 break;
             pthread_mutex_lock(&p->lock);
             if (p->marker[0] && contains(buf, (size_t)n, p->marker, strlen(p->marker)))
@@ -92,6 +103,9 @@ static void *link_loop(void *arg)
     }
     close(l->client);
     close(l->server);
+    if (l->heard < atomic_load(&p->said))
+        atomic_fetch_sub(&p->to_tell, 1); /* ended before it was told */
+    atomic_fetch_sub(&p->live, 1);
     free(l);
     return NULL;
 }
@@ -110,17 +124,24 @@ static void *accept_loop(void *arg)
         struct sockaddr_un sun = {.sun_family = AF_UNIX};
         memcpy(sun.sun_path, p->socket_path, sizeof p->socket_path);
         struct link *l = malloc(sizeof *l);
-        if (s < 0 || !l || connect(s, (struct sockaddr *)&sun, sizeof sun) != 0 ||
-            p->nlinks >= MAX_LINKS) {
+        if (s < 0 || !l || connect(s, (struct sockaddr *)&sun, sizeof sun) != 0) {
             close(c);
             if (s >= 0)
                 close(s);
             free(l);
             continue;
         }
-        *l = (struct link){p, c, s};
-        if (pthread_create(&p->links[p->nlinks], NULL, link_loop, l) == 0)
-            p->nlinks++;
+        *l = (struct link){p, c, s, atomic_load(&p->said)};
+        atomic_fetch_add(&p->live, 1);
+        pthread_t t; /* detached: pgcut_stop waits for every link to end (live) */
+        if (pthread_create(&t, NULL, link_loop, l) == 0) {
+            pthread_detach(t);
+        } else {
+            atomic_fetch_sub(&p->live, 1);
+            close(c);
+            close(s);
+            free(l);
+        }
     }
     return NULL;
 }
@@ -167,6 +188,17 @@ void pgcut_break(struct pgcut *p, const char *marker)
     pthread_mutex_unlock(&p->lock);
 }
 
+bool pgcut_say_fatal(struct pgcut *p)
+{
+    pthread_mutex_lock(&p->lock);
+    atomic_store(&p->to_tell, atomic_load(&p->live));
+    atomic_fetch_add(&p->said, 1);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < 200 && atomic_load(&p->to_tell) > 0; i++)
+        usleep(10000);
+    return atomic_load(&p->to_tell) <= 0;
+}
+
 int pgcut_cuts(struct pgcut *p)
 {
     return atomic_load(&p->cuts);
@@ -178,8 +210,8 @@ void pgcut_stop(struct pgcut *p)
         return;
     atomic_store(&p->stop, true);
     pthread_join(p->acceptor, NULL);
-    for (int i = 0; i < p->nlinks; i++)
-        pthread_join(p->links[i], NULL);
+    while (atomic_load(&p->live) > 0) /* each link sees stop within its poll's 50 ms */
+        usleep(10000);
     close(p->listen_fd);
     pthread_mutex_destroy(&p->lock);
     free(p);

@@ -22,6 +22,11 @@ void pgcut_arm(struct pgcut *p, const char *marker);
 /* From now on, cut every link at once when a statement that names `marker` comes, before
  * PostgreSQL sees it (connections are still taken: a pooler whose server is down); "" stops. */
 void pgcut_break(struct pgcut *p, const char *marker);
+/* Tells the client of every open link what PgBouncer tells it when its server connection died
+ * ("FATAL: server conn crashed?", without the non-localized severity PostgreSQL adds), and keeps
+ * the link open until the client sends anything (then ends it): the end of the link comes after
+ * the message, later than the next request. True once every open link has passed it on. */
+bool pgcut_say_fatal(struct pgcut *p);
 /* How many links were cut so far. */
 int pgcut_cuts(struct pgcut *p);
 
