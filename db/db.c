@@ -184,19 +184,14 @@ static PGconn *connect_now(const struct db *db)
     if (db->standby)
         return connect_named(standby_conninfo, "m44d reader", "2");
     /* Defaults first: a later keyword (from the expanded dbname string) overrides them. The
-     * keepalives are connect_named's: a server that vanished mid-statement (its host down, a
-     * failover) is noticed in seconds, not at the kernel's TCP timeout. */
-    const char *keys[] = {"connect_timeout",
-                          "application_name",
-                          "keepalives_idle",
-                          "keepalives_interval",
-                          "keepalives_count",
-                          "tcp_user_timeout",
-                          "dbname",
-                          "client_encoding",
-                          NULL};
-    const char *vals[] = {"5",    "m44d", "5", "2", "3", "10000", db_conninfo ? db_conninfo : "",
-                          "UTF8", NULL};
+     * keepalives are connect_named's: a server that vanished (its host down, a failover) is
+     * noticed in seconds, not at the kernel's TCP timeout. Not its tcp_user_timeout: that would
+     * also end a healthy link whose backend, waiting on a lock, stops reading a long pipeline
+     * (an import's) for more than its time. */
+    const char *keys[] = {
+        "connect_timeout",  "application_name", "keepalives_idle", "keepalives_interval",
+        "keepalives_count", "dbname",           "client_encoding", NULL};
+    const char *vals[] = {"5", "m44d", "5", "2", "3", db_conninfo ? db_conninfo : "", "UTF8", NULL};
     return PQconnectdbParams(keys, vals, 1);
 }
 
@@ -257,7 +252,7 @@ bool db_ensure(struct db *db)
         char reason[600];
         if (PQstatus(db->conn) == CONNECTION_OK) /* ended while idle (idle_link_ended) */
             snprintf(reason, sizeof reason, "connection lost (ended while idle: %s)",
-                     db->ended ? db->ended_msg : "the end of the stream");
+                     db->ended ? db->ended_msg : "no socket");
         else
             snprintf(reason, sizeof reason, "connection lost (%s)",
                      *PQerrorMessage(db->conn) ? PQerrorMessage(db->conn) : "status bad");

@@ -103,9 +103,12 @@ static void *link_loop(void *arg)
     }
     close(l->client);
     close(l->server);
+    /* Under the lock, as pgcut_say_fatal counts the links to tell. */
+    pthread_mutex_lock(&p->lock);
     if (l->heard < atomic_load(&p->said))
         atomic_fetch_sub(&p->to_tell, 1); /* ended before it was told */
     atomic_fetch_sub(&p->live, 1);
+    pthread_mutex_unlock(&p->lock);
     free(l);
     return NULL;
 }
@@ -131,13 +134,17 @@ static void *accept_loop(void *arg)
             free(l);
             continue;
         }
+        pthread_mutex_lock(&p->lock); /* as pgcut_say_fatal counts the links to tell */
         *l = (struct link){p, c, s, atomic_load(&p->said)};
         atomic_fetch_add(&p->live, 1);
+        pthread_mutex_unlock(&p->lock);
         pthread_t t; /* detached: pgcut_stop waits for every link to end (live) */
         if (pthread_create(&t, NULL, link_loop, l) == 0) {
             pthread_detach(t);
         } else {
+            pthread_mutex_lock(&p->lock);
             atomic_fetch_sub(&p->live, 1);
+            pthread_mutex_unlock(&p->lock);
             close(c);
             close(s);
             free(l);
