@@ -36,11 +36,12 @@ struct db {
     int nqueue;
     char sqlstate[6];
     char error[512];
-    bool lost;  /* the previous connection was lost; the next successful one is a reconnect */
-    bool ended; /* a FATAL message came while idle: the server has ended this connection */
-    char ended_msg[200]; /* its message */
-    bool answered;       /* a pipeline of statements has come back on this connection */
-    bool standby;        /* a connection to --read-database (db_thread_standby) */
+    bool lost;     /* the previous connection was lost; the next successful one is a reconnect */
+    bool answered; /* a pipeline of statements has come back on this connection */
+    bool standby;  /* a connection to --read-database (db_thread_standby) */
+    /* The message of a FATAL that came while idle (the server has ended this connection); "":
+     * none. */
+    char ended[200];
     char tx_time[40]; /* db_tx_time's answer in this attempt of the transaction ("": not asked) */
     /* A unique index whose violation in this attempt means that what the transaction started
      * from moved on (db_defer_clash_moved_on); NULL: none. */
@@ -148,8 +149,7 @@ static void notice(void *arg, const PGresult *res)
         severity = PQresultErrorField(res, PG_DIAG_SEVERITY);
     if (db && severity && (strcmp(severity, "FATAL") == 0 || strcmp(severity, "PANIC") == 0)) {
         const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-        db->ended = true;
-        snprintf(db->ended_msg, sizeof db->ended_msg, "%s", msg ? msg : severity);
+        snprintf(db->ended, sizeof db->ended, "%s", msg && *msg ? msg : severity);
     }
     char line[512];
     snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
@@ -157,22 +157,25 @@ static void notice(void *arg, const PGresult *res)
     log_msg(LOG_DEBUG, "db", "server notice: %s", line);
 }
 
+/* TCP keepalives: a peer that vanished is noticed within about 11 s (5 idle, then 3 probes 2 s
+ * apart). */
+#define KEEPALIVE_KEYS   "keepalives_idle", "keepalives_interval", "keepalives_count"
+#define KEEPALIVE_VALUES "5", "2", "3"
+
 /* A connection with keepalives (a peer that vanished is noticed in seconds, not at the kernel's
  * TCP timeout; TCP only, ignored on a unix socket). After dbname: this name wins over one in the
  * connection string. */
 static PGconn *connect_named(const char *conninfo, const char *application_name,
                              const char *connect_timeout)
 {
-    const char *keys[] = {"connect_timeout",  "dbname",           "application_name",
-                          "client_encoding",  "keepalives_idle",  "keepalives_interval",
-                          "keepalives_count", "tcp_user_timeout", NULL};
+    const char *keys[] = {
+        "connect_timeout",  "dbname", "application_name", "client_encoding", KEEPALIVE_KEYS,
+        "tcp_user_timeout", NULL};
     const char *vals[] = {connect_timeout,
                           conninfo ? conninfo : "",
                           application_name,
                           "UTF8",
-                          "5",
-                          "2",
-                          "3",
+                          KEEPALIVE_VALUES,
                           "10000",
                           NULL};
     return PQconnectdbParams(keys, vals, 1);
@@ -188,10 +191,10 @@ static PGconn *connect_now(const struct db *db)
      * noticed in seconds, not at the kernel's TCP timeout. Not its tcp_user_timeout: that would
      * also end a healthy link whose backend, waiting on a lock, stops reading a long pipeline
      * (an import's) for more than its time. */
-    const char *keys[] = {
-        "connect_timeout",  "application_name", "keepalives_idle", "keepalives_interval",
-        "keepalives_count", "dbname",           "client_encoding", NULL};
-    const char *vals[] = {"5", "m44d", "5", "2", "3", db_conninfo ? db_conninfo : "", "UTF8", NULL};
+    const char *keys[] = {"connect_timeout", "application_name", KEEPALIVE_KEYS,
+                          "dbname",          "client_encoding",  NULL};
+    const char *vals[] = {"5",    "m44d", KEEPALIVE_VALUES, db_conninfo ? db_conninfo : "",
+                          "UTF8", NULL};
     return PQconnectdbParams(keys, vals, 1);
 }
 
@@ -230,7 +233,7 @@ static bool idle_link_ended(struct db *db)
      * came: the end of the stream may need a read after the message's. */
     for (int i = 0; i < 3; i++) {
         (void)PQisBusy(db->conn);
-        if (db->ended)
+        if (db->ended[0])
             break;
         int n;
         do
@@ -241,7 +244,7 @@ static bool idle_link_ended(struct db *db)
         if (!PQconsumeInput(db->conn))
             return true; /* the end of the stream: libpq has marked the connection bad */
     }
-    return db->ended || PQstatus(db->conn) != CONNECTION_OK;
+    return db->ended[0] || PQstatus(db->conn) != CONNECTION_OK;
 }
 
 bool db_ensure(struct db *db)
@@ -252,7 +255,7 @@ bool db_ensure(struct db *db)
         char reason[600];
         if (PQstatus(db->conn) == CONNECTION_OK) /* ended while idle (idle_link_ended) */
             snprintf(reason, sizeof reason, "connection lost (ended while idle: %s)",
-                     db->ended ? db->ended_msg : "no socket");
+                     db->ended[0] ? db->ended : "no socket");
         else
             snprintf(reason, sizeof reason, "connection lost (%s)",
                      *PQerrorMessage(db->conn) ? PQerrorMessage(db->conn) : "status bad");
@@ -273,7 +276,7 @@ bool db_ensure(struct db *db)
     if (db->lost)
         atomic_fetch_add(&stat_reconnects, 1);
     db->lost = false;
-    db->ended = false;
+    db->ended[0] = '\0';
     db->answered = false;
     PQsetNoticeReceiver(c, notice, db);
     db->conn = c;
@@ -892,8 +895,8 @@ static enum db_result attempt_once(struct db *db, db_tx_fn fn, void *ctx, bool *
          * server is down) breaks a new connection at its first statement, and broken before
          * COMMIT was sent, the write surely was not done; it runs again on a new connection,
          * or is answered "unavailable, nothing changed", not "maybe done". */
-        bool commit_sent = db->answered;
-        if (commit_sent || pipeline(db, NULL, NULL, NULL, false)) {
+        bool commit_sent = false;
+        if (db->answered || pipeline(db, NULL, NULL, NULL, false)) {
             commit_sent = true;
             if (pipeline(db, NULL, NULL, NULL, true))
                 return DB_OK;
